@@ -1,0 +1,100 @@
+"""The observation vector: everything a player can see, from the observer's seat.
+
+Layout (``float32``, all values in ``[0, 1]``; ``n`` = number of players; the
+"relative seats" are the observer first, then the others in seat order after
+the observer)::
+
+    offset        size  content
+    0             50n   for each relative seat: 25 circled flags, then 25 crossed
+                        flags, cell index 5*row + col
+    50n           36    sorted dice: for each position 0..5 a one-hot of its face 0..5
+    50n+36        6     spent flags of the sorted dice
+    50n+42        6     unspent dice per face (plant..cat, joker) / 6
+    50n+48        3     rolls left one-hot (0, 1, 2)
+    50n+51        4     circles made this turn one-hot (0..3)
+    50n+55        4     phase one-hot (reroll, circle, cross, over)
+    50n+59        1     end triggered
+    50n+60        n     player on turn, one-hot over relative seats
+    51n+60        n     current score of each relative seat / 200
+    52n+60        10n   for each relative seat: its completed rows (5) then
+                        completed columns (5); a line completed by a rival is
+                        locked for everyone else
+    total         62n+60
+
+``OBS_VERSION`` changes whenever this layout changes (model cards record it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import Game
+from .tables import MULTISETS, MULTISET_INDEX
+
+OBS_VERSION = 1
+SCORE_SCALE = 200.0
+
+_DICE_ONEHOT = np.zeros((len(MULTISETS), 36), dtype=np.float32)
+for _i, _d in enumerate(MULTISETS):
+    for _pos, _face in enumerate(_d):
+        _DICE_ONEHOT[_i, 6 * _pos + _face] = 1.0
+_DICE_ONEHOT.setflags(write=False)
+
+
+def observation_size(num_players: int) -> int:
+    """Length of the observation vector for ``num_players`` players."""
+    return 62 * num_players + 60
+
+
+def layout(num_players: int) -> list[tuple[str, int, int]]:
+    """``(name, start, stop)`` of each block of the vector, for docs and model cards."""
+    n = num_players
+    blocks = [
+        ("boards", 50 * n),
+        ("dice_onehot", 36),
+        ("spent", 6),
+        ("unspent_counts", 6),
+        ("rolls_left", 3),
+        ("circles_this_turn", 4),
+        ("phase", 4),
+        ("end_triggered", 1),
+        ("on_turn", n),
+        ("scores", n),
+        ("completed_lines", 10 * n),
+    ]
+    out, start = [], 0
+    for name, size in blocks:
+        out.append((name, start, start + size))
+        start += size
+    return out
+
+
+def encode(game: Game, observer: int) -> np.ndarray:
+    """Observation of ``game`` for seat ``observer`` (a new float32 array)."""
+    n = game.num_players
+    obs = np.zeros(62 * n + 60, dtype=np.float32)
+    order = [(observer + k) % n for k in range(n)]
+    masks = np.empty(2 * n, dtype="<u4")
+    circled, crossed = game.circled, game.crossed
+    for k, s in enumerate(order):
+        masks[2 * k] = circled[s]
+        masks[2 * k + 1] = crossed[s]
+    bits = np.unpackbits(masks.view(np.uint8).reshape(2 * n, 4), axis=1, bitorder="little")[:, :25]
+    o = 50 * n
+    obs[:o] = bits.reshape(-1)
+    obs[o : o + 36] = _DICE_ONEHOT[MULTISET_INDEX[tuple(game.dice)]]
+    obs[o + 36 : o + 42] = game.spent
+    obs[o + 42 : o + 48] = game.counts
+    obs[o + 42 : o + 48] *= 1.0 / 6.0
+    obs[o + 48 + game.rolls_left] = 1.0
+    obs[o + 51 + game.circles] = 1.0
+    obs[o + 55 + game.phase] = 1.0
+    obs[o + 59] = game.end_triggered
+    obs[o + 60 + (game.current - observer) % n] = 1.0
+    score = game.table.score
+    obs[o + 60 + n : o + 60 + 2 * n] = [score(circled[s]) / SCORE_SCALE for s in order]
+    circ = bits[0::2].reshape(n, 5, 5)
+    lines = obs[o + 60 + 2 * n :].reshape(n, 10)
+    lines[:, :5] = circ.all(axis=2)
+    lines[:, 5:] = circ.all(axis=1)
+    return obs
