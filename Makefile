@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play test bench clean
+.PHONY: play test bench clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,13 @@ $(STAMP): pyproject.toml
 play: $(STAMP)
 	$(VENV)/bin/shelfie play
 
-test: $(STAMP)
+# Browser tests drive Debian's chromium; install it when it is missing (needs root or sudo).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  ( if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium )
+
+test: $(STAMP) chromium
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
