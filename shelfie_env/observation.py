@@ -98,3 +98,66 @@ def encode(game: Game, observer: int) -> np.ndarray:
     lines[:, :5] = circ.all(axis=2)
     lines[:, 5:] = circ.all(axis=1)
     return obs
+
+
+_CACHE_LIMIT = 200_000
+
+
+class ObservationEncoder:
+    """:func:`encode` with memoised pieces, for envs that encode every step.
+
+    The vector is assembled from three cached blocks: the shelves block and the
+    scores/completed-lines block (keyed by the observer and every shelf, so they
+    change only when a shelf does) and the turn block (dice, spent, counts,
+    rolls, circles, phase, end flag and who is on turn). The result equals
+    ``encode(game, observer)`` and is a new array on every call.
+    """
+
+    def __init__(self, num_players: int) -> None:
+        self.num_players = num_players
+        self._players: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._turn: dict[tuple, np.ndarray] = {}
+
+    def encode(self, game: Game, observer: int) -> np.ndarray:
+        n = game.num_players
+        circled, crossed = game.circled, game.crossed
+        key = (game.table, observer, *circled, *crossed)
+        players = self._players.get(key)
+        if players is None:
+            full = encode(game, observer)
+            players = (full[: 50 * n].copy(), full[50 * n + 60 + n :].copy())
+            if len(self._players) >= _CACHE_LIMIT:
+                self._players.clear()
+            self._players[key] = players
+        tkey = (
+            *game.dice,
+            *game.spent,
+            game.rolls_left,
+            game.circles,
+            game.phase,
+            game.end_triggered,
+            (game.current - observer) % n,
+        )
+        turn = self._turn.get(tkey)
+        if turn is None:
+            o = 50 * n
+            turn = encode(game, observer)[o : o + 60 + n].copy()
+            if len(self._turn) >= _CACHE_LIMIT:
+                self._turn.clear()
+            self._turn[tkey] = turn
+        return np.concatenate((players[0], turn, players[1]))
+
+
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def legal_mask(legal: tuple[int, ...]) -> np.ndarray:
+    """A new int8 mask of 120 with ones at the ids in ``legal`` (memoised per tuple)."""
+    mask = _MASKS.get(legal)
+    if mask is None:
+        mask = np.zeros(120, dtype=np.int8)
+        mask[list(legal)] = 1
+        if len(_MASKS) >= _CACHE_LIMIT:
+            _MASKS.clear()
+        _MASKS[legal] = mask
+    return mask.copy()
