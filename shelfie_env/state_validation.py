@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+import numpy as np
+
 from .errors import InvalidStateError
 from .scoring import validate_points
 
@@ -115,7 +117,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
     spent_raw = _list(state["spent"], "spent", 6)
     spent = []
     for v in spent_raw:
-        if not isinstance(v, bool) and type(v).__name__ != "bool_":
+        if not isinstance(v, (bool, np.bool_)):
             raise InvalidStateError("spent", f"flags must be true or false, got {v!r}")
         spent.append(bool(v))
     rolls_left = _int(state, "rolls_left", 0, 2)

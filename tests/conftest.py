@@ -1,0 +1,128 @@
+"""Shared helpers for the rules tests: scripted dice and a readable state builder.
+
+Boards are written as five strings of five characters, one per row (row r is
+symbol r: plant, game, book, trophy, cat), ``.`` free, ``O`` circled, ``X``
+crossed::
+
+    board("OOO..", ".....", ".....", ".....", "XXXXX")
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shelfie_env.engine import Game
+
+PLANT, GAME, BOOK, TROPHY, CAT, JOKER = range(6)
+DEFAULT_POINTS = [[1, 2, 3, 5, 8] for _ in range(5)]
+_CELL = {".": 0, "O": 1, "X": 2}
+
+
+class ScriptedDice:
+    """A dice source that hands out chosen faces in order.
+
+    ``integers(low, high, size)`` returns the next ``size`` faces of the
+    script and records each call in ``calls``; running out of faces is an
+    error so a test notices an unexpected roll.
+    """
+
+    def __init__(self, faces: Iterable[int] = ()) -> None:
+        self.faces = list(faces)
+        self.calls: list[list[int]] = []
+
+    def push(self, *faces: int) -> None:
+        """Append faces to the script."""
+        self.faces.extend(faces)
+
+    def integers(self, low: int, high: int, size: int) -> np.ndarray:
+        assert (low, high) == (0, 6), f"dice are rolled as integers(0, 6), got ({low}, {high})"
+        if size > len(self.faces):
+            raise AssertionError(f"engine rolled {size} dice but only {len(self.faces)} faces are scripted")
+        out, self.faces = self.faces[:size], self.faces[size:]
+        self.calls.append(list(out))
+        return np.array(out, dtype=np.int64)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.faces)
+
+
+class RecordingDice:
+    """Wraps a real generator and records the faces of every roll (for reference replays)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.calls: list[list[int]] = []
+
+    def integers(self, low: int, high: int, size: int) -> np.ndarray:
+        out = self.rng.integers(low, high, size=size)
+        self.calls.append([int(v) for v in out])
+        return out
+
+
+def board(*rows: str) -> list[list[int]]:
+    """A 5x5 board from five row strings (``.`` free, ``O`` circled, ``X`` crossed); missing rows are free."""
+    rows_l = list(rows) + ["....."] * (5 - len(rows))
+    assert len(rows_l) == 5 and all(len(r) == 5 for r in rows_l), rows
+    return [[_CELL[ch] for ch in r] for r in rows_l]
+
+
+def empty_board() -> list[list[int]]:
+    return board()
+
+
+def make_state(
+    *,
+    boards: Sequence[list[list[int]]] | None = None,
+    num_players: int | None = None,
+    current: int = 0,
+    phase: str = "circle",
+    dice: Sequence[int] = (0, 1, 2, 3, 4, 5),
+    spent: Sequence[bool] | None = None,
+    rolls_left: int = 0,
+    circles: int = 0,
+    end_triggered: bool | None = None,
+    points: Sequence[Sequence[int]] | None = None,
+) -> dict[str, Any]:
+    """A SPEC §6 state dict with readable defaults.
+
+    ``end_triggered`` defaults to what the boards imply (a player with two
+    rows without a free cell).
+    """
+    if boards is None:
+        boards = [empty_board() for _ in range(num_players or 2)]
+    n = num_players if num_players is not None else len(boards)
+    if end_triggered is None:
+        end_triggered = any(sum(all(v != 0 for v in row) for row in b) >= 2 for b in boards)
+    return {
+        "num_players": n,
+        "points": copy.deepcopy(list(points) if points is not None else DEFAULT_POINTS),
+        "boards": copy.deepcopy([list(b) for b in boards]),
+        "current_player": current,
+        "phase": phase,
+        "dice": sorted(dice),
+        "spent": list(spent) if spent is not None else [False] * 6,
+        "rolls_left": rolls_left,
+        "circles_this_turn": circles,
+        "end_triggered": end_triggered,
+    }
+
+
+def make_game(*, rolls: Iterable[int] = (), **kw: Any) -> Game:
+    """``Game.from_dict(make_state(**kw))`` with scripted dice ``rolls`` for later rolls."""
+    return Game.from_dict(make_state(**kw), rng=ScriptedDice(rolls))
+
+
+def grid(game: Game, player: int) -> list[str]:
+    """A player's board as row strings (inverse of :func:`board`)."""
+    return ["".join(".OX"[v] for v in row) for row in game.board(player)]
+
+
+@pytest.fixture
+def dice() -> ScriptedDice:
+    return ScriptedDice()
