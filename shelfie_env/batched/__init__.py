@@ -1,0 +1,11 @@
+"""Batched engine: the rules of :mod:`shelfie_env.engine` over N games in arrays.
+
+Needs ``numba`` (the ``fast`` extra); the core package never imports this
+subpackage, so ``import shelfie_env`` works without it.
+"""
+
+from __future__ import annotations
+
+from .engine import BatchedGame, seed_streams
+
+__all__ = ["BatchedGame", "seed_streams"]

@@ -1,0 +1,280 @@
+"""``BatchedGame``: N games of the same player count stepped by one call.
+
+The state of all games lives in arrays with a leading batch axis (see
+:mod:`._kernels` for the column layout); each call runs one compiled loop over
+the games, so there is no Python-level loop in ``step``, ``reset``, the legal
+masks or the observations. The rules, action ids and observation layout are
+those of :class:`shelfie_env.engine.Game` and :func:`shelfie_env.observation.encode`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS, action_name
+from ..engine import MAX_PLAYERS, PHASES, Game
+from ..errors import IllegalActionError
+from ..observation import observation_size
+from ..scoring import DEFAULT_POINTS, ScoreTable
+from ..tables import MULTISETS, REROLL_IDS
+from . import _kernels as K
+
+
+def _build_tables() -> tuple[np.ndarray, np.ndarray]:
+    code2ms = np.full(6**6, -1, dtype=np.int16)
+    reroll_tab = np.zeros((len(MULTISETS), 64), dtype=np.bool_)
+    for idx, dice in enumerate(MULTISETS):
+        code2ms[sum(f * 6**j for j, f in enumerate(dice))] = idx
+        reroll_tab[idx, list(REROLL_IDS[dice])] = True
+    return code2ms, reroll_tab
+
+
+CODE2MS, REROLL_TAB = _build_tables()
+
+
+def seed_streams(seed: int | np.random.SeedSequence | None, n: int) -> np.ndarray:
+    """``n`` independent 64-bit stream states derived from ``seed``."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return ss.generate_state(n, dtype=np.uint64)
+
+
+class BatchedGame:
+    """``num_envs`` independent games of ``num_players`` players.
+
+    Dice come from one splitmix64 stream per game (seeded by ``seed``), or
+    from ``faces`` given to :meth:`reset` / :meth:`step` (an ``(N, 6)`` int
+    array: a reroll of ``k`` dice takes ``faces[i, :k]``, a new turn takes
+    ``faces[i, :6]``). Games that are over stay over until reset.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        points: Sequence[Sequence[int]] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an integer 1..{MAX_PLAYERS}, got {num_players!r}")
+        if not 1 <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"num_players must be 1..{MAX_PLAYERS}, got {num_players}")
+        self.num_envs = int(num_envs)
+        self.num_players = int(num_players)
+        self.table = ScoreTable(DEFAULT_POINTS if points is None else points)
+        self.row_score = np.array(self.table.row_score, dtype=np.int32)
+        self.col_score = np.array(self.table.col_score, dtype=np.int32)
+        self.obs_size = observation_size(self.num_players)
+        n = self.num_envs
+        self.S = np.zeros((n, K.WIDTH), dtype=np.int32)
+        self.M = np.zeros((n, NUM_ACTIONS), dtype=np.bool_)
+        self.rng = seed_streams(seed, n)
+        self._all = np.ones(n, dtype=np.bool_)
+        self._no_faces = np.zeros((1, 6), dtype=np.int64)
+        self.reset()
+
+    # ------------------------------------------------------------ dice
+    def seed(self, seed: int | None) -> None:
+        """Re-seed every game's dice stream."""
+        self.rng[:] = seed_streams(seed, self.num_envs)
+
+    def _faces(self, faces: np.ndarray | None) -> tuple[np.ndarray, bool]:
+        if faces is None:
+            return self._no_faces, False
+        f = np.asarray(faces)
+        if f.shape != (self.num_envs, 6) or not np.issubdtype(f.dtype, np.integer):
+            raise ValueError(
+                f"faces must be an integer array of shape ({self.num_envs}, 6), got {f.dtype}{f.shape}"
+            )
+        if f.min() < 0 or f.max() > 5:
+            raise ValueError("faces must be dice faces 0..5")
+        return np.ascontiguousarray(f, dtype=np.int64), True
+
+    def _which(self, which: np.ndarray | None) -> np.ndarray:
+        if which is None:
+            return self._all
+        w = np.asarray(which)
+        if w.shape != (self.num_envs,) or w.dtype != np.bool_:
+            raise ValueError(f"which/active must be a bool array of shape ({self.num_envs},)")
+        return np.ascontiguousarray(w)
+
+    # ----------------------------------------------------------- moves
+    def reset(self, which: np.ndarray | None = None, faces: np.ndarray | None = None) -> None:
+        """Start fresh games (all, or those with ``which[i]``): seat 0's first roll."""
+        f, use = self._faces(faces)
+        K.reset(self.S, self.M, self._which(which), self.rng, f, use, CODE2MS, REROLL_TAB)
+
+    def step(
+        self,
+        actions: np.ndarray,
+        active: np.ndarray | None = None,
+        faces: np.ndarray | None = None,
+    ) -> int:
+        """Apply ``actions[i]`` in every game (or only where ``active[i]``).
+
+        All actions are checked first: if one is illegal nothing moves and
+        :class:`IllegalActionError` names the game. Returns how many of the
+        stepped games are now over.
+        """
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions must be an integer array of shape ({self.num_envs},), got {acts.dtype}{acts.shape}"
+            )
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        act = self._which(active)
+        bad = K.first_illegal(self.M, acts, act)
+        if bad >= 0:
+            a = int(acts[bad])
+            if self.S[bad, K.PHASE] == K.OVER:
+                raise IllegalActionError(a, f"game {bad} is over (reset it first)")
+            game = self.to_game(bad)
+            reason = game.why_illegal(a) if 0 <= a < NUM_ACTIONS else f"action ids are 0..{NUM_ACTIONS - 1}"
+            name = action_name(a) if 0 <= a < NUM_ACTIONS else None
+            raise IllegalActionError(a, f"in game {bad}: {reason}", name)
+        f, use = self._faces(faces)
+        return int(
+            K.step(
+                self.S, self.M, acts, act, self.num_players, self.rng, f, use,
+                self.row_score, self.col_score, CODE2MS, REROLL_TAB,
+            )
+        )
+
+    def random_actions(self, rng: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 for finished games).
+
+        ``rng`` is an array of stream states (default: the dice streams).
+        """
+        if out is None:
+            out = np.empty(self.num_envs, dtype=np.int64)
+        K.random_actions(self.M, self.rng if rng is None else rng, out)
+        return out
+
+    # --------------------------------------------------------- queries
+    def legal_mask(self) -> np.ndarray:
+        """The ``(N, 120)`` bool legal-action masks (a live view: copy to keep)."""
+        return self.M
+
+    def observe(self, observers: np.ndarray | int | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 62n+60)`` float32 observations, game ``i`` seen by seat ``observers[i]``.
+
+        ``None`` means the player on turn of each game.
+        """
+        if observers is None:
+            obs_seats = self.S[:, K.CUR]
+        elif np.isscalar(observers):
+            obs_seats = np.full(self.num_envs, int(observers), dtype=np.int32)
+        else:
+            obs_seats = np.asarray(observers)
+            if obs_seats.shape != (self.num_envs,):
+                raise ValueError(f"observers must have shape ({self.num_envs},)")
+        obs_seats = np.ascontiguousarray(obs_seats, dtype=np.int64)
+        if obs_seats.min() < 0 or obs_seats.max() >= self.num_players:
+            raise ValueError(f"observer seats must be 0..{self.num_players - 1}")
+        if out is None:
+            out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
+        K.observe(self.S, obs_seats, self.num_players, out)
+        return out
+
+    @property
+    def circled(self) -> np.ndarray:
+        return self.S[:, K.CIRC : K.CIRC + self.num_players]
+
+    @property
+    def crossed(self) -> np.ndarray:
+        return self.S[:, K.CROSS : K.CROSS + self.num_players]
+
+    @property
+    def dice(self) -> np.ndarray:
+        return self.S[:, K.DICE : K.DICE + 6]
+
+    @property
+    def spent(self) -> np.ndarray:
+        return self.S[:, K.SPENT : K.SPENT + 6].astype(np.bool_)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.S[:, K.COUNTS : K.COUNTS + 6]
+
+    @property
+    def current(self) -> np.ndarray:
+        return self.S[:, K.CUR]
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self.S[:, K.PHASE]
+
+    @property
+    def rolls_left(self) -> np.ndarray:
+        return self.S[:, K.ROLLS]
+
+    @property
+    def circles(self) -> np.ndarray:
+        return self.S[:, K.NCIRC]
+
+    @property
+    def end_triggered(self) -> np.ndarray:
+        return self.S[:, K.END].astype(np.bool_)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """``(N, n)`` current scores (a live view)."""
+        return self.S[:, K.SCORE : K.SCORE + self.num_players]
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.S[:, K.PHASE] == K.OVER
+
+    # ------------------------------------------------- scalar round trip
+    def to_game(self, i: int, rng: Any = None) -> Game:
+        """Game ``i`` as a scalar :class:`Game` (dice from ``rng``)."""
+        g = Game(self.num_players, self.table, rng)
+        row = self.S[i]
+        n = self.num_players
+        g.circled = [int(v) for v in row[K.CIRC : K.CIRC + n]]
+        g.crossed = [int(v) for v in row[K.CROSS : K.CROSS + n]]
+        g.current = int(row[K.CUR])
+        g.phase = int(row[K.PHASE])
+        g.dice = [int(v) for v in row[K.DICE : K.DICE + 6]]
+        g.spent = [bool(v) for v in row[K.SPENT : K.SPENT + 6]]
+        g.counts = [int(v) for v in row[K.COUNTS : K.COUNTS + 6]]
+        g.rolls_left = int(row[K.ROLLS])
+        g.circles = int(row[K.NCIRC])
+        g.end_triggered = bool(row[K.END])
+        return g
+
+    def to_dict(self, i: int) -> dict[str, Any]:
+        """SPEC §6 state dict of game ``i`` (with "scores", like ``Game.to_dict``)."""
+        return self.to_game(i).to_dict()
+
+    def load(self, i: int, state: Game | Mapping[str, Any]) -> None:
+        """Put a position (a :class:`Game` or a validated SPEC §6 dict) into game ``i``."""
+        g = state if isinstance(state, Game) else Game.from_dict(state)
+        if g.num_players != self.num_players:
+            raise ValueError(f"num_players: the batch has {self.num_players} players, the state {g.num_players}")
+        if g.table.points != self.table.points:
+            raise ValueError("points: the state's points table differs from the batch's")
+        row = self.S[i]
+        row[:] = 0
+        n = self.num_players
+        row[K.CIRC : K.CIRC + n] = g.circled
+        row[K.CROSS : K.CROSS + n] = g.crossed
+        row[K.CUR] = g.current
+        row[K.PHASE] = g.phase
+        row[K.DICE : K.DICE + 6] = g.dice
+        row[K.SPENT : K.SPENT + 6] = g.spent
+        row[K.COUNTS : K.COUNTS + 6] = g.counts
+        row[K.ROLLS] = g.rolls_left
+        row[K.NCIRC] = g.circles
+        row[K.END] = g.end_triggered
+        row[K.SCORE : K.SCORE + n] = g.scores()
+        K.refresh_masks(self.S[i : i + 1], self.M[i : i + 1], CODE2MS, REROLL_TAB)
+
+    def phase_names(self) -> list[str]:
+        return [PHASES[p] for p in self.S[:, K.PHASE]]
+
+    def __repr__(self) -> str:
+        return f"BatchedGame(num_envs={self.num_envs}, num_players={self.num_players})"
