@@ -1,0 +1,47 @@
+"""The planner: exact expectimax over the dice with a hand-built evaluation.
+
+* :mod:`.dice` — multiset outcome probabilities and keep/transition tables.
+* :mod:`.placements` — every set of cells one turn can circle, and feasibility.
+* :mod:`.lines` — expected line scores from per-cell probabilities.
+* :mod:`.evaluation` — the position evaluation (documented there).
+* :mod:`.search` — values of every legal action; :class:`PlannerBot` plays the best.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import Game
+from .evaluation import Weights
+from .search import action_values, best_action
+
+
+class PlannerBot:
+    """Plays the legal action of highest expected value (deterministic)."""
+
+    name = "planner"
+
+    def __init__(self, weights: Weights | None = None, **overrides: Any) -> None:
+        base = weights or Weights()
+        if overrides:
+            unknown = set(overrides) - set(Weights.__dataclass_fields__)
+            if unknown:
+                raise ValueError(f"unknown planner weight(s): {', '.join(sorted(unknown))}")
+            base = Weights(**{**base.__dict__, **overrides})
+        self.weights = base
+
+    def act_game(self, game: Game) -> int:
+        legal = game.legal_actions()
+        if not legal:
+            raise ValueError("no legal action: the game is over")
+        values = action_values(game, self.weights)
+        action = best_action(values)
+        if action not in legal:  # defensive: the search only values legal actions
+            raise AssertionError(f"planner chose illegal action {action}")
+        return action
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+__all__ = ["PlannerBot", "Weights", "action_values", "best_action"]

@@ -1,0 +1,118 @@
+"""Exact expectimax over the rolls, and the circle/cross choice.
+
+For the player on turn, ``V0[m]`` is the value (:mod:`.evaluation`) of the
+best placement with final dice ``m``: the best feasible set of 1..3 free
+cells (jokers used exactly, :mod:`.placements`), or, when nothing can be
+circled, the best row to cross out. Then, exactly over the dice outcomes
+(:mod:`.dice`):
+
+* one roll left: keep ``k`` is worth ``EV1[k] = sum_m P(m | k) V0[m]``;
+* two rolls left: ``V1[m] = max over keeps k within m of EV1[k]`` (keeping
+  everything = stopping), and keep ``k`` is worth ``sum_m P(m | k) V1[m]``.
+
+Every legal action gets a value; the bot plays the best one (ties go to the
+lowest action id, so the bot is deterministic).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, NUM_DICE, STOP
+from ..engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game
+from .dice import FINAL_INDEX, best_keep_value, counts_of, expected_after_roll, keep_index_of_reroll
+from .evaluation import Context, Weights
+from .placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
+
+
+def placement_values(ctx: Context) -> np.ndarray:
+    """``V0``: value of the best placement for each of the 462 final dice multisets."""
+    sel = np.flatnonzero((SET_MASKS & ~ctx.free) == 0)
+    rows = [r for r in range(5) if ctx.free >> (5 * r) & 31]
+    cross_best = float(ctx.evaluate_crosses(rows).max()) if rows else -np.inf
+    if sel.size == 0:
+        return np.full(len(FINAL_INDEX), cross_best)
+    values = ctx.evaluate_circles(SET_MASKS[sel])
+    feas = FEASIBLE[:, sel]
+    v0 = np.where(feas, values[None, :], -np.inf).max(axis=1)
+    v0[~feas.any(axis=1)] = cross_best
+    return v0
+
+
+def reroll_values(game: Game, ctx: Context) -> dict[int, float]:
+    """Expected value of stopping and of every legal reroll (exact over the outcomes)."""
+    v0 = placement_values(ctx)
+    keep_values = expected_after_roll(v0)
+    if game.rolls_left >= 2:
+        keep_values = expected_after_roll(best_keep_value(keep_values))
+    dice = game.dice
+    out = {}
+    for a in game.legal_actions():
+        if a == STOP:
+            out[a] = float(v0[FINAL_INDEX[counts_of(dice)]])
+        else:
+            out[a] = float(keep_values[keep_index_of_reroll(dice, a)])
+    return out
+
+
+def _best_continuation(ctx: Context, base: int, counts: list[int], room: int) -> float:
+    """Best value after circling ``base`` cells, with ``counts`` unspent dice and ``room`` circles left."""
+    options = [base]
+    if room > 0 and sum(counts) > 0:
+        ok = feasible_matrix(np.array([counts]))[0]
+        ok &= SET_SIZES <= room
+        ok &= (SET_MASKS & ~(ctx.free & ~base)) == 0
+        options.extend((base | SET_MASKS[ok]).tolist())
+    circled = ctx.circled | np.array(options, dtype=np.int64)
+    return float(ctx.evaluate(circled, np.full(circled.shape, ctx.crossed)).max())
+
+
+def circle_values(game: Game, ctx: Context) -> dict[int, float]:
+    """Value of every legal circle-phase action (circle now, then the best rest; or end turn)."""
+    out = {}
+    counts = list(game.counts)
+    room = MAX_CIRCLES - game.circles - 1
+    for a in game.legal_actions():
+        if a == END_TURN:
+            out[a] = float(ctx.evaluate_circles(np.array([0], dtype=np.int64))[0])
+            continue
+        k = a - CIRCLE_BASE
+        cell, joker = k >> 1, k & 1
+        row, col = divmod(cell, 5)
+        rest = counts[:]
+        if counts[JOKER] == NUM_DICE:
+            rest = [0] * 6
+        else:
+            rest[row] -= col + 1 - joker
+            rest[JOKER] -= joker
+        out[a] = _best_continuation(ctx, 1 << cell, rest, room)
+    return out
+
+
+def cross_values(game: Game, ctx: Context) -> dict[int, float]:
+    """Value of every legal cross-out."""
+    rows = [a - CROSS_BASE for a in game.legal_actions()]
+    vals = ctx.evaluate_crosses(rows)
+    return {CROSS_BASE + r: float(v) for r, v in zip(rows, vals)}
+
+
+def action_values(game: Game, weights: Weights | None = None) -> dict[int, float]:
+    """Value of every legal action of the player on turn (empty when the game is over)."""
+    if game.over or not game.legal_actions():
+        return {}
+    ctx = Context(game, weights or Weights())
+    if game.phase == REROLL:
+        return reroll_values(game, ctx)
+    if game.phase == CIRCLE:
+        return circle_values(game, ctx)
+    if game.phase == CROSS:
+        return cross_values(game, ctx)
+    return {}
+
+
+def best_action(values: dict[int, float]) -> int:
+    """Highest value; ties to the lowest id (deterministic)."""
+    return max(sorted(values), key=lambda a: values[a])
+
+
+__all__ = ["action_values", "best_action", "placement_values", "SETS"]
