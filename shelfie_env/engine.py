@@ -258,7 +258,10 @@ class Game:
             self._end_turn()
 
     def _roll(self, k: int) -> list[int]:
-        return [int(v) for v in self.rng.integers(0, 6, size=k)]
+        vals = self.rng.integers(0, 6, size=k)
+        if type(vals) is np.ndarray and vals.dtype.kind == "i":
+            return vals.tolist()  # fast path for numpy Generators: same ints
+        return [int(v) for v in vals]
 
     def _reroll(self, bits: int) -> None:
         dice = self.dice
