@@ -1,0 +1,239 @@
+"""Model checkpoints: an SB3 ``.zip`` plus a JSON *card* next to it.
+
+The card says what the network was trained on (env id, observation layout
+version and size, action layout, number of players), how (training config,
+steps, wall time) and how well it plays (evaluation results with the command
+that produced them). :func:`load_card` checks the card against the current
+package and refuses a mismatch with :class:`CheckpointMismatchError`, so a
+model is never silently fed observations it was not trained on.
+
+torch / stable-baselines3 are imported only inside :func:`load_model` and
+:func:`save_model`; reading and checking cards needs neither.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .actions import NUM_ACTIONS
+from .observation import OBS_VERSION, observation_size
+
+CARD_FORMAT = 1
+ACTION_LAYOUT_VERSION = 1
+ENV_VERSION = "v0"
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint's card does not fit the current environment (or is missing/malformed)."""
+
+
+def env_id(num_players: int) -> str:
+    """Gymnasium id of the single-agent env a ``num_players`` model plays."""
+    if not 1 <= num_players <= 4:
+        raise ValueError(f"num_players must be 1..4, got {num_players!r}")
+    return f"shelfie/Solo-{ENV_VERSION}" if num_players == 1 else f"shelfie/Versus-{ENV_VERSION}"
+
+
+def card_path(model_path: str | Path) -> Path:
+    """The card that belongs to ``model_path`` (``x.zip`` -> ``x.json``)."""
+    p = Path(model_path)
+    return p.with_suffix(".json") if p.suffix == ".zip" else p.with_name(p.name + ".json")
+
+
+def zip_path(model_path: str | Path) -> Path:
+    """``model_path`` with the ``.zip`` suffix SB3 uses."""
+    p = Path(model_path)
+    return p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+
+
+def make_card(
+    num_players: int,
+    *,
+    algo: str = "MaskablePPO",
+    config: Mapping[str, Any] | None = None,
+    steps: int = 0,
+    wall_time_s: float = 0.0,
+    evaluation: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A card describing a model for the current env layout."""
+    from . import __version__
+
+    card: dict[str, Any] = {
+        "card_format": CARD_FORMAT,
+        "package_version": __version__,
+        "env_id": env_id(num_players),
+        "env_version": ENV_VERSION,
+        "num_players": num_players,
+        "obs_version": OBS_VERSION,
+        "observation_size": observation_size(num_players),
+        "action_layout_version": ACTION_LAYOUT_VERSION,
+        "num_actions": NUM_ACTIONS,
+        "algo": algo,
+        "steps": int(steps),
+        "wall_time_s": round(float(wall_time_s), 1),
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "config": dict(config or {}),
+        "evaluation": dict(evaluation or {}),
+    }
+    if extra:
+        card.update(extra)
+    return card
+
+
+def check_card(card: Mapping[str, Any], num_players: int | None = None, source: str = "card") -> None:
+    """Raise :class:`CheckpointMismatchError` naming the field if ``card`` does not fit the current env."""
+    if not isinstance(card, Mapping):
+        raise CheckpointMismatchError(f"{source}: a card must be a JSON object, got {type(card).__name__}")
+    for key in ("num_players", "env_id", "obs_version", "observation_size", "num_actions"):
+        if key not in card:
+            raise CheckpointMismatchError(f"{source}: missing field {key!r}")
+    players = card["num_players"]
+    if not isinstance(players, int) or not 1 <= players <= 4:
+        raise CheckpointMismatchError(f"{source}: num_players must be 1..4, got {players!r}")
+    expected = {
+        "env_id": env_id(players),
+        "obs_version": OBS_VERSION,
+        "observation_size": observation_size(players),
+        "num_actions": NUM_ACTIONS,
+        "action_layout_version": ACTION_LAYOUT_VERSION,
+    }
+    for key, want in expected.items():
+        got = card.get(key, want)
+        if got != want:
+            raise CheckpointMismatchError(
+                f"{source}: {key} is {got!r} but this version of shelfie-env has {want!r}; "
+                "the model was trained on a different observation/action layout - retrain it "
+                "or install the matching shelfie-env version"
+            )
+    if num_players is not None and players != num_players:
+        raise CheckpointMismatchError(
+            f"{source}: the model was trained for {players} player(s), not {num_players}"
+        )
+
+
+def load_card(model_path: str | Path, num_players: int | None = None) -> dict[str, Any]:
+    """Read and check the card of ``model_path``."""
+    path = card_path(model_path)
+    if not path.is_file():
+        raise CheckpointMismatchError(f"no model card {path} next to the checkpoint {model_path}")
+    try:
+        card = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise CheckpointMismatchError(f"{path}: not valid JSON ({exc})") from None
+    check_card(card, num_players, source=str(path))
+    return card
+
+
+def write_card(model_path: str | Path, card: Mapping[str, Any]) -> Path:
+    """Write ``card`` as the JSON next to ``model_path``; returns its path."""
+    path = card_path(model_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def save_model(model: Any, model_path: str | Path, card: Mapping[str, Any]) -> Path:
+    """Save an SB3 model and its card (card checked first); returns the ``.zip`` path."""
+    check_card(card, source="card to save")
+    zp = zip_path(model_path)
+    zp.parent.mkdir(parents=True, exist_ok=True)
+    tmp = zp.with_name(zp.stem + ".tmp.zip")
+    model.save(str(tmp))
+    tmp.replace(zp)
+    write_card(zp, card)
+    return zp
+
+
+def load_model(model_path: str | Path, num_players: int | None = None, env: Any = None) -> tuple[Any, dict]:
+    """Load a MaskablePPO checkpoint after checking its card; returns ``(model, card)``."""
+    zp = zip_path(model_path)
+    if not zp.is_file():
+        raise FileNotFoundError(f"no checkpoint at {zp}")
+    card = load_card(zp, num_players)
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(zp), env=env, device="cpu")
+    size = model.observation_space.shape
+    if size != (card["observation_size"],):
+        raise CheckpointMismatchError(
+            f"{zp}: the network takes observations of shape {size}, the card says "
+            f"({card['observation_size']},)"
+        )
+    return model, card
+
+
+class NumpyPolicy:
+    """The actor of an SB3 MLP policy as plain numpy: masked logits -> action.
+
+    Used for frozen self-play opponents and the ``ppo`` bot: no torch call per
+    move, and it pickles cheaply to worker processes.
+    """
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+        if activation not in ("tanh", "relu"):
+            raise ValueError(f"unsupported activation {activation!r} (tanh or relu)")
+        self.layers = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+
+    @classmethod
+    def from_sb3(cls, policy: Any) -> "NumpyPolicy":
+        """Copy the actor weights of an SB3 ``MaskableActorCriticPolicy`` (MLP, flat Box obs)."""
+        import torch
+
+        act = policy.activation_fn
+        name = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(act)
+        if name is None:
+            raise ValueError(f"unsupported activation {act!r} (tanh or relu)")
+        layers = []
+        for mod in list(policy.mlp_extractor.policy_net) + [policy.action_net]:
+            if isinstance(mod, torch.nn.Linear):
+                layers.append(
+                    (mod.weight.detach().cpu().numpy().T.copy(), mod.bias.detach().cpu().numpy().copy())
+                )
+        return cls(layers, name)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one observation (or a batch)."""
+        x = np.asarray(obs, np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last:
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
+        return x
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, deterministic: bool = True, rng: np.random.Generator | None = None
+    ) -> int:
+        """A legal action: argmax of the masked logits, or a sample from the masked softmax."""
+        legal = np.asarray(mask, bool)
+        if not legal.any():
+            raise ValueError("no legal action in the mask")
+        z = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
+        if deterministic:
+            return int(np.argmax(z))
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        gen = rng if rng is not None else np.random.default_rng()
+        return int(gen.choice(len(p), p=p))
+
+    def state(self) -> dict[str, Any]:
+        """Arrays for ``np.savez``."""
+        out: dict[str, Any] = {"activation": np.array(self.activation)}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"w{i}"], out[f"b{i}"] = w, b
+        return out
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> "NumpyPolicy":
+        """Inverse of :meth:`state`."""
+        n = sum(1 for k in state if str(k).startswith("w"))
+        return cls([(state[f"w{i}"], state[f"b{i}"]) for i in range(n)], str(state["activation"]))

@@ -1,0 +1,1 @@
+"""Training of learned shelfie bots: MaskablePPO self-play (see ``docs/training.md``)."""

@@ -1,0 +1,158 @@
+"""Training configuration: one typed dataclass, every field documented.
+
+Command-line flags of ``shelfie train`` are generated from the fields
+(``--total-steps``, ``--players`` ...), and the whole config is stored in the
+model card, so a run can be reproduced from its card alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """Hyper-parameters and bookkeeping of one MaskablePPO self-play run."""
+
+    players: int = 2
+    """Players per game (1 = solo score maximisation, 2-4 = play to win against the opponent pool)."""
+
+    total_steps: int = 5_000_000
+    """Learner decisions to train for (SB3 ``total_timesteps``; opponents' moves are not counted)."""
+
+    seed: int = 0
+    """Seed of the network initialisation, the envs' dice and the opponent sampling."""
+
+    n_envs: int = 16
+    """Parallel environments per rollout (all in one process unless ``subproc``)."""
+
+    subproc: bool = False
+    """Run the envs in worker processes (SubprocVecEnv). Off by default: on a small shared
+    CPU one process with a batched policy forward is faster."""
+
+    n_steps: int = 256
+    """Rollout length per env before each update (batch = ``n_envs * n_steps``)."""
+
+    batch_size: int = 1024
+    """Minibatch size of the PPO update."""
+
+    n_epochs: int = 4
+    """Passes over each rollout."""
+
+    learning_rate: float = 3e-4
+    """Adam step size (constant)."""
+
+    gamma: float = 0.995
+    """Discount factor; games last ~30 learner decisions, so close to 1."""
+
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio."""
+
+    ent_coef: float = 0.01
+    """Entropy bonus; keeps exploring the 120-action space."""
+
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the separate policy and value MLPs."""
+
+    activation: str = "tanh"
+    """Hidden activation: ``tanh`` or ``relu``."""
+
+    margin_coef: float = 0.1
+    """Reward shaping (multiplayer): at the end of a game the learner gets, on top of the
+    rank reward (+1 win, -1 loss, 0 tie for 2 players), ``margin_coef * (own score - best
+    rival score) / 50``. 0 disables it. Evaluation always uses the true win rate."""
+
+    solo_reward_scale: float = 0.02
+    """Solo: the reward of each step is the change of the own score times this (the sum over
+    a game is the final score times it)."""
+
+    opp_random: float = 0.05
+    """Probability that an opponent seat is played by ``random`` in a training game."""
+
+    opp_greedy: float = 0.35
+    """Probability that an opponent seat is played by ``greedy`` (if that bot exists; else its
+    share goes to the snapshots)."""
+
+    opp_latest: float = 0.5
+    """Of the remaining (self-play) share, the fraction played by the newest snapshot; the rest
+    is uniform over the older snapshots in the pool."""
+
+    snapshot_every: int = 100_000
+    """Learner steps between two frozen snapshots added to the opponent pool."""
+
+    pool_size: int = 10
+    """Most snapshots kept in the pool (oldest dropped first)."""
+
+    snapshot_deterministic: bool = False
+    """Snapshots play their most likely action (True) or sample from their policy (False)."""
+
+    eval_every: int = 100_000
+    """Learner steps between two evaluations against ``greedy`` and ``random``."""
+
+    eval_games: int = 200
+    """Games per opponent in each periodic evaluation (seat-alternated, fixed seeds)."""
+
+    save_every: int = 50_000
+    """Learner steps between two resumable checkpoints (``latest.zip`` + pool + eval log)."""
+
+    run_dir: str = "runs/ppo_2p"
+    """Where logs, TensorBoard events and checkpoints of the run go."""
+
+    progress: bool = False
+    """Show a progress bar (tqdm/rich)."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.players <= 4:
+            raise ValueError(f"players must be 1..4, got {self.players}")
+        for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
+                     "eval_every", "save_every", "pool_size"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.eval_games < 0:
+            raise ValueError(f"eval_games must be >= 0, got {self.eval_games}")
+        for name in ("opp_random", "opp_greedy", "opp_latest"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {v}")
+        if self.opp_random + self.opp_greedy > 1.0 + 1e-9:
+            raise ValueError("opp_random + opp_greedy must be <= 1")
+        if self.activation not in ("tanh", "relu"):
+            raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
+        if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):
+            raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (stored in the model card)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+        """Inverse of :meth:`to_dict`; unknown keys are refused."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
+        return cls(**data)
+
+
+def field_docs() -> dict[str, str]:
+    """Docstring of each field (read from the source), for ``--help`` and the docs."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
+                docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    return docs

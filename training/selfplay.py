@@ -1,0 +1,171 @@
+"""Self-play: the opponent pool and the learner's single-agent view of a game.
+
+Opponent schedule (per opponent seat, drawn again at every episode start):
+
+* ``random`` with probability ``opp_random``;
+* ``greedy`` with probability ``opp_greedy`` (when that bot is installed);
+* otherwise a frozen snapshot of the learner: the newest one with probability
+  ``opp_latest``, else one of the older pool members uniformly. A snapshot is
+  taken every ``snapshot_every`` learner steps (the first one is the initial
+  network) and the pool keeps the newest ``pool_size``.
+
+The learner's seat is uniform over the seats at every reset. Rewards are the
+learner's own: the rank reward of SPEC §6 at game end (+1 / -1 / 0 for two
+players) plus the documented score-margin shaping; solo games reward the
+change of the learner's score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from shelfie_env.actions import NUM_ACTIONS
+from shelfie_env.bots import act_on_game, available, make
+from shelfie_env.checkpoint import NumpyPolicy
+from shelfie_env.engine import Game
+from shelfie_env.observation import encode, observation_size
+
+
+class SnapshotBot:
+    """A frozen copy of the learner used as an opponent."""
+
+    def __init__(self, policy: NumpyPolicy, deterministic: bool, rng: np.random.Generator, tag: str) -> None:
+        self.policy, self.deterministic, self.rng, self.tag = policy, deterministic, rng, tag
+
+    def act_game(self, game: Game) -> int:
+        return self.policy.act(encode(game, game.current), game.legal_mask(), self.deterministic, self.rng)
+
+
+class OpponentPool:
+    """Random, greedy and frozen snapshots of the learner, sampled per episode."""
+
+    def __init__(
+        self,
+        opp_random: float = 0.05,
+        opp_greedy: float = 0.35,
+        opp_latest: float = 0.5,
+        pool_size: int = 10,
+        snapshot_deterministic: bool = False,
+        seed: int | None = None,
+    ) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.opp_random, self.opp_latest, self.pool_size = opp_random, opp_latest, pool_size
+        self.random = make("random", seed=int(self.rng.integers(2**31)))
+        self.greedy = make("greedy") if "greedy" in available() else None
+        self.opp_greedy = opp_greedy if self.greedy is not None else 0.0
+        self.snapshot_deterministic = snapshot_deterministic
+        self.snapshots: list[tuple[str, NumpyPolicy]] = []
+
+    def add_snapshot(self, policy: NumpyPolicy, tag: str) -> None:
+        """Add a frozen policy; drop the oldest beyond ``pool_size``."""
+        self.snapshots.append((tag, policy))
+        del self.snapshots[: -self.pool_size]
+
+    def sample(self) -> Any:
+        """One opponent bot according to the schedule (module docstring)."""
+        u = self.rng.random()
+        if u < self.opp_random or (not self.snapshots and self.greedy is None):
+            return self.random
+        if u < self.opp_random + self.opp_greedy or not self.snapshots:
+            return self.greedy if self.greedy is not None else self.random
+        if len(self.snapshots) == 1 or self.rng.random() < self.opp_latest:
+            tag, pol = self.snapshots[-1]
+        else:
+            tag, pol = self.snapshots[int(self.rng.integers(len(self.snapshots) - 1))]
+        return SnapshotBot(pol, self.snapshot_deterministic, self.rng, tag)
+
+    def state(self) -> dict[str, Any]:
+        """Arrays for ``np.savez`` (snapshots only), to resume a run."""
+        out: dict[str, Any] = {"tags": np.array([t for t, _ in self.snapshots])}
+        for i, (_, pol) in enumerate(self.snapshots):
+            for k, v in pol.state().items():
+                out[f"s{i}_{k}"] = v
+        return out
+
+    def load_state(self, data: Any) -> None:
+        """Inverse of :meth:`state`."""
+        self.snapshots = []
+        for i, tag in enumerate(data["tags"]):
+            prefix = f"s{i}_"
+            sub = {k[len(prefix):]: data[k] for k in data.files if k.startswith(prefix)}
+            self.snapshots.append((str(tag), NumpyPolicy.from_state(sub)))
+
+
+class SelfPlayEnv(gym.Env):
+    """The learner's seat of a ``players``-player game; opponents come from a pool.
+
+    Observation: :func:`shelfie_env.observation.encode` from the learner's seat;
+    action: ``Discrete(120)`` with :meth:`action_masks` (sb3-contrib protocol).
+    ``info`` at game end holds ``scores``, ``seat`` and ``opponents``.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        players: int = 2,
+        pool: OpponentPool | None = None,
+        margin_coef: float = 0.1,
+        solo_reward_scale: float = 0.02,
+        seed: int | None = None,
+    ) -> None:
+        if not 1 <= players <= 4:
+            raise ValueError(f"players must be 1..4, got {players}")
+        self.players = players
+        self.pool = pool if pool is not None or players == 1 else OpponentPool(seed=seed)
+        self.margin_coef, self.solo_reward_scale = margin_coef, solo_reward_scale
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (observation_size(players),), np.float32)
+        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self._rng = np.random.default_rng(seed)
+        self.game: Game | None = None
+        self.seat = 0
+        self.opponents: list[Any] = []
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.game = Game.new(self.players, rng=self._rng)
+        self.seat = int(self._rng.integers(self.players))
+        self.opponents = [self.pool.sample() for _ in range(self.players - 1)] if self.pool else []
+        self._play_opponents()
+        return encode(self.game, self.seat), {}
+
+    def _play_opponents(self) -> None:
+        g = self.game
+        while not g.over and g.current != self.seat:
+            k = (g.current - self.seat) % self.players - 1
+            g.step(act_on_game(self.opponents[k], g))
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (bool array of 120)."""
+        return self.game.legal_mask().astype(bool)
+
+    def add_snapshot(self, policy: NumpyPolicy, tag: str) -> None:
+        """Forwarded to the pool (``VecEnv.env_method`` target)."""
+        if self.pool is not None:
+            self.pool.add_snapshot(policy, tag)
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        g = self.game
+        before = g.score(self.seat) if self.players == 1 else 0
+        g.step(int(action))
+        self._play_opponents()
+        reward, info = 0.0, {}
+        if self.players == 1:
+            reward = (g.score(0) - before) * self.solo_reward_scale
+        if g.over:
+            scores = g.scores()
+            own = scores[self.seat]
+            others = scores[: self.seat] + scores[self.seat + 1 :]
+            if others:
+                rank = (sum(o < own for o in others) - sum(o > own for o in others)) / len(others)
+                reward = rank + self.margin_coef * (own - max(others)) / 50.0
+                info["win"] = float(own > max(others))
+            info.update(scores=scores, seat=self.seat,
+                        opponents=[getattr(o, "tag", getattr(o, "name", type(o).__name__))
+                                   for o in self.opponents])
+        return encode(g, self.seat), float(reward), g.over, False, info

@@ -1,0 +1,206 @@
+"""``shelfie train`` / ``python -m training.train``: MaskablePPO self-play training.
+
+Every field of :class:`training.config.TrainConfig` is a flag
+(``--total-steps 3000000 --players 2 --run-dir runs/ppo_2p``). ``--resume``
+continues a run from its ``latest.zip`` (network, optimiser, step count,
+opponent pool and eval log); ``--export models/ppo_2p.zip`` copies the best
+checkpoint of the run (with its card) when training ends.
+
+Run directory layout: ``config.json``, ``train.log``, ``tb/`` (TensorBoard:
+``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
+``best.zip``/``.json``, ``pool.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .config import TrainConfig, field_docs
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per config field, plus ``--config``, ``--resume`` and ``--export``."""
+    docs = field_docs()
+    defaults = TrainConfig()
+    parser.add_argument("--config", type=Path, help="JSON file with config fields (flags override it)")
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        help_text = f"{docs.get(f.name, '')} (default: {default})"
+        if isinstance(default, bool):
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
+                                help=help_text)
+        elif isinstance(default, list):
+            parser.add_argument(flag, dest=f.name, type=int, nargs="+", default=None, help=help_text)
+        else:
+            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=help_text)
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in --run-dir from its latest.zip (config from its config.json)")
+    parser.add_argument("--export", type=Path, default=None,
+                        help="after training, copy the run's best checkpoint and card to this .zip path")
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """Config from ``--config`` / the resumed run's ``config.json``, then explicit flags."""
+    data: dict[str, Any] = {}
+    run_dir = getattr(args, "run_dir", None)
+    if getattr(args, "resume", False):
+        path = Path(run_dir or TrainConfig.run_dir) / "config.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
+        data.update(json.loads(path.read_text()))
+    if getattr(args, "config", None):
+        data.update(json.loads(Path(args.config).read_text()))
+    for f in dataclasses.fields(TrainConfig):
+        v = getattr(args, f.name, None)
+        if v is not None:
+            data[f.name] = v
+    return TrainConfig.from_dict(data)
+
+
+def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
+    """The training VecEnv (monitored) and a callable returning the pool state of env 0."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from .selfplay import OpponentPool, SelfPlayEnv
+
+    pools: list[OpponentPool] = []
+
+    def factory(i: int):
+        def make_env():
+            seed = cfg.seed * 1000 + seed_offset + i
+            pool = None
+            if cfg.players > 1:
+                pool = OpponentPool(cfg.opp_random, cfg.opp_greedy, cfg.opp_latest, cfg.pool_size,
+                                    cfg.snapshot_deterministic, seed=seed)
+                pools.append(pool)
+            env = SelfPlayEnv(cfg.players, pool, cfg.margin_coef, cfg.solo_reward_scale, seed=seed)
+            return Monitor(env, info_keywords=("win",) if cfg.players > 1 else ())
+        return make_env
+
+    cls = SubprocVecEnv if cfg.subproc else DummyVecEnv
+    venv = cls([factory(i) for i in range(cfg.n_envs)])
+    venv.seed(cfg.seed * 1000 + seed_offset)
+
+    def pool_state() -> dict:
+        if cfg.subproc or not pools:
+            return {}
+        return pools[0].state()
+
+    return venv, pool_state
+
+
+def train(cfg: TrainConfig, resume: bool = False) -> Path:
+    """Train (or resume) the run in ``cfg.run_dir``; returns the run directory."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger
+
+    from shelfie_env.checkpoint import load_model, make_card
+
+    from .callbacks import CheckpointCallback, EvalCallback, RenamedTensorBoard, SelfPlayCallback
+
+    torch.set_num_threads(1)
+    run_dir = Path(cfg.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    latest = run_dir / "latest.zip"
+    if resume and not latest.is_file():
+        raise FileNotFoundError(f"--resume: no checkpoint {latest}")
+    if not resume and latest.is_file():
+        raise FileExistsError(f"{run_dir} already holds a run; pass --resume or choose another --run-dir")
+    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+
+    prior_wall = 0.0
+    if resume:
+        prior_wall = float(json.loads((run_dir / "latest.json").read_text()).get("wall_time_s", 0.0))
+    venv, pool_state = build_vec_env(cfg, seed_offset=int(prior_wall) if resume else 0)
+    start = time.time()
+
+    def card_fn(steps: int, evaluation: dict) -> dict:
+        cmd = "shelfie train " + " ".join(
+            f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
+            for k, v in cfg.to_dict().items() if not isinstance(v, bool)
+        )
+        return make_card(cfg.players, config=cfg.to_dict(), steps=steps,
+                         wall_time_s=prior_wall + time.time() - start, evaluation=evaluation,
+                         extra={"train_command": cmd})
+
+    if resume:
+        model, _ = load_model(latest, cfg.players, env=venv)
+        pool_file = run_dir / "pool.npz"
+        if cfg.players > 1 and pool_file.is_file() and not cfg.subproc:
+            with np.load(pool_file) as data:
+                for env in venv.envs:
+                    env.unwrapped.pool.load_state(data)
+        print(f"resumed {latest} at {model.num_timesteps} steps", flush=True)
+    else:
+        act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, seed=cfg.seed, device="cpu", verbose=0,
+            policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}, "activation_fn": act},
+        )
+    model.set_logger(Logger(str(run_dir), [HumanOutputFormat(sys.stdout), CSVOutputFormat(str(run_dir / "progress.csv")),
+                                           RenamedTensorBoard(str(run_dir / "tb"))]))
+    callbacks = [
+        EvalCallback(run_dir, cfg.players, cfg.eval_every, cfg.eval_games, card_fn),
+        CheckpointCallback(run_dir, cfg.save_every, card_fn, pool_state if cfg.players > 1 else None),
+    ]
+    if cfg.players > 1:
+        callbacks.insert(0, SelfPlayCallback(cfg.snapshot_every))
+        if resume and any(env.unwrapped.pool.snapshots for env in getattr(venv, "envs", [])):
+            callbacks[0]._last = model.num_timesteps
+    remaining = cfg.total_steps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=not resume,
+                    progress_bar=cfg.progress)
+    else:
+        print(f"already at {model.num_timesteps} >= total_steps {cfg.total_steps}", flush=True)
+    venv.close()
+    return run_dir
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``shelfie train``."""
+    try:
+        cfg = config_from_args(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"shelfie train: {exc}", file=sys.stderr)
+        return 2
+    try:
+        run_dir = train(cfg, resume=bool(getattr(args, "resume", False)))
+    except (FileExistsError, FileNotFoundError) as exc:
+        print(f"shelfie train: {exc}", file=sys.stderr)
+        return 2
+    export = getattr(args, "export", None)
+    if export is not None:
+        src = run_dir / "best.zip"
+        if not src.is_file():
+            src = run_dir / "latest.zip"
+        dst = Path(export).with_suffix(".zip")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        shutil.copyfile(src.with_suffix(".json"), dst.with_suffix(".json"))
+        print(f"exported {src} -> {dst}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
