@@ -1,0 +1,214 @@
+"""SQLite persistence of web games (stdlib ``sqlite3``).
+
+Two tables: ``games`` holds one row per game (seats, first and current state,
+the dice generator's state, number of moves, status) and ``moves`` one row per
+action with the state after it. Every move is written in one transaction that
+appends its row and updates the game row, so a restart finds each game exactly
+where its last move left it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'over')),
+    seats TEXT NOT NULL,
+    initial_state TEXT NOT NULL,
+    state TEXT NOT NULL,
+    rng TEXT NOT NULL,
+    num_moves INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status);
+"""
+
+
+@dataclass
+class GameRow:
+    """One stored game (JSON columns decoded)."""
+
+    id: str
+    status: str
+    seats: list[dict[str, Any]]
+    initial_state: dict[str, Any]
+    state: dict[str, Any]
+    rng: dict[str, Any]
+    num_moves: int
+    created: float
+    updated: float
+
+
+@dataclass
+class MoveRow:
+    """One stored move: who played which action, and the state after it."""
+
+    index: int
+    seat: int
+    action: int
+    name: str
+    state: dict[str, Any]
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+class GameStore:
+    """Thread-safe access to the games database at ``path`` (``":memory:"`` works too)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, SCHEMA_VERSION):
+            raise RuntimeError(
+                f"{self.path}: database schema version {version}, this server knows {SCHEMA_VERSION}"
+            )
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ------------------------------------------------------------ writes
+    def create_game(
+        self,
+        game_id: str,
+        seats: list[dict[str, Any]],
+        state: dict[str, Any],
+        rng: dict[str, Any],
+        status: str,
+    ) -> None:
+        """Insert a new game whose initial and current state is ``state``."""
+        now = time.time()
+        text = _dumps(state)
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng, num_moves)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                (game_id, now, now, status, _dumps(seats), text, text, _dumps(rng)),
+            )
+
+    def record_move(
+        self,
+        game_id: str,
+        index: int,
+        seat: int,
+        action: int,
+        name: str,
+        state: dict[str, Any],
+        rng: dict[str, Any],
+        status: str,
+    ) -> None:
+        """Append move ``index`` and make its state the game's current state (one transaction)."""
+        text = _dumps(state)
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT INTO moves (game_id, idx, seat, action, name, state) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, index, seat, action, name, text),
+            )
+            cur = self._db.execute(
+                "UPDATE games SET updated=?, status=?, state=?, rng=?, num_moves=? WHERE id=? AND num_moves=?",
+                (time.time(), status, text, _dumps(rng), index + 1, game_id, index),
+            )
+            if cur.rowcount != 1:
+                raise RuntimeError(f"game {game_id}: move {index} does not follow the stored moves")
+
+    # ------------------------------------------------------------- reads
+    def get_game(self, game_id: str) -> GameRow | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated"
+                " FROM games WHERE id=?",
+                (game_id,),
+            ).fetchone()
+        return None if row is None else _game_row(row)
+
+    def active_games(self) -> list[GameRow]:
+        """Every unfinished game, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated"
+                " FROM games WHERE status='active' ORDER BY created"
+            ).fetchall()
+        return [_game_row(r) for r in rows]
+
+    def moves(self, game_id: str, since: int = 0) -> list[MoveRow]:
+        """Moves of ``game_id`` with index >= ``since``, in order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx>=? ORDER BY idx",
+                (game_id, since),
+            ).fetchall()
+        return [MoveRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def count_games(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall()
+        return {status: n for status, n in rows}
+
+    # ----------------------------------------------------------- helpers
+    def _transaction(self) -> _Txn:
+        return _Txn(self._db)
+
+
+class _Txn:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _game_row(row: tuple[Any, ...]) -> GameRow:
+    return GameRow(
+        id=row[0],
+        status=row[1],
+        seats=json.loads(row[2]),
+        initial_state=json.loads(row[3]),
+        state=json.loads(row[4]),
+        rng=json.loads(row[5]),
+        num_moves=row[6],
+        created=row[7],
+        updated=row[8],
+    )
+
+
+def iter_json_lines(rows: list[MoveRow]) -> Iterator[dict[str, Any]]:
+    """Moves as the JSON dicts the API returns."""
+    for m in rows:
+        yield {"index": m.index, "seat": m.seat, "action": m.action, "name": m.name, "state": m.state}
