@@ -100,51 +100,90 @@ def encode(game: Game, observer: int) -> np.ndarray:
     return obs
 
 
-_CACHE_LIMIT = 200_000
+# Memo sizes: roughly 1 KB per entry at most, shared by every encoder in the process.
+_PLAYERS_LIMIT = 20_000
+_SEAT_LIMIT = 50_000
+_TURN_LIMIT = 50_000
+_MASK_LIMIT = 50_000
+
+_BITS10 = np.array([[(v >> i) & 1 for i in range(10)] for v in range(1024)], dtype=np.float32)
+_BITS10.setflags(write=False)
+_ROW_FULL = [31 << (5 * r) for r in range(5)]
+_COL_FULL = [sum(1 << (5 * r + c) for r in range(5)) for c in range(5)]
+
+# (table, circled, crossed) -> (shelf flags (50,), score (1,), completed lines (10,))
+_SEATS: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+# (table, observer, *circled, *crossed) -> (shelves block (50n,), scores + lines block (11n,))
+_PLAYERS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+# (*dice, *spent, rolls, circles, phase, end, on-turn seat) -> turn block (60 + n,)
+_TURNS: dict[tuple, np.ndarray] = {}
+
+
+def _bits25(mask: int) -> np.ndarray:
+    return np.concatenate((_BITS10[mask & 1023], _BITS10[mask >> 10 & 1023], _BITS10[mask >> 20 & 31, :5]))
+
+
+def _seat_blocks(table: object, circled: int, crossed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    key = (table, circled, crossed)
+    blocks = _SEATS.get(key)
+    if blocks is None:
+        shelf = np.concatenate((_bits25(circled), _bits25(crossed)))
+        score = np.array([table.score(circled) / SCORE_SCALE], dtype=np.float32)  # type: ignore[attr-defined]
+        lines = np.array(
+            [circled & m == m for m in _ROW_FULL] + [circled & m == m for m in _COL_FULL], dtype=np.float32
+        )
+        blocks = (shelf, score, lines)
+        if len(_SEATS) >= _SEAT_LIMIT:
+            _SEATS.clear()
+        _SEATS[key] = blocks
+    return blocks
 
 
 class ObservationEncoder:
-    """:func:`encode` with memoised pieces, for envs that encode every step.
+    """:func:`encode` assembled from memoised blocks, for envs that encode every step.
 
-    The vector is assembled from three cached blocks: the shelves block and the
-    scores/completed-lines block (keyed by the observer and every shelf, so they
-    change only when a shelf does) and the turn block (dice, spent, counts,
-    rolls, circles, phase, end flag and who is on turn). The result equals
-    ``encode(game, observer)`` and is a new array on every call.
+    The shelves block and the scores/completed-lines block change only when a
+    shelf changes; the turn block (dice, spent flags, counts, rolls, circles,
+    phase, end flag, who is on turn) repeats often. The memos are shared by all
+    encoders of the process and bounded. ``encode`` returns a new array equal to
+    ``observation.encode(game, observer)``.
     """
 
     def __init__(self, num_players: int) -> None:
         self.num_players = num_players
-        self._players: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-        self._turn: dict[tuple, np.ndarray] = {}
 
     def encode(self, game: Game, observer: int) -> np.ndarray:
         n = game.num_players
         circled, crossed = game.circled, game.crossed
-        key = (game.table, observer, *circled, *crossed)
-        players = self._players.get(key)
+        table = game.table
+        key = (table, observer, *circled, *crossed)
+        players = _PLAYERS.get(key)
         if players is None:
-            full = encode(game, observer)
-            players = (full[: 50 * n].copy(), full[50 * n + 60 + n :].copy())
-            if len(self._players) >= _CACHE_LIMIT:
-                self._players.clear()
-            self._players[key] = players
-        tkey = (
-            *game.dice,
-            *game.spent,
-            game.rolls_left,
-            game.circles,
-            game.phase,
-            game.end_triggered,
-            (game.current - observer) % n,
-        )
-        turn = self._turn.get(tkey)
+            seats = [_seat_blocks(table, circled[s % n], crossed[s % n]) for s in range(observer, observer + n)]
+            players = (
+                np.concatenate([b[0] for b in seats]),
+                np.concatenate([b[1] for b in seats] + [b[2] for b in seats]),
+            )
+            if len(_PLAYERS) >= _PLAYERS_LIMIT:
+                _PLAYERS.clear()
+            _PLAYERS[key] = players
+        rel = (game.current - observer) % n
+        tkey = (*game.dice, *game.spent, game.rolls_left, game.circles, game.phase, game.end_triggered, rel, n)
+        turn = _TURNS.get(tkey)
         if turn is None:
-            o = 50 * n
-            turn = encode(game, observer)[o : o + 60 + n].copy()
-            if len(self._turn) >= _CACHE_LIMIT:
-                self._turn.clear()
-            self._turn[tkey] = turn
+            turn = np.zeros(60 + n, dtype=np.float32)
+            turn[:36] = _DICE_ONEHOT[MULTISET_INDEX[tuple(game.dice)]]
+            turn[36:42] = game.spent
+            turn[42:48] = game.counts
+            turn[42:48] *= 1.0 / 6.0
+            turn[48 + game.rolls_left] = 1.0
+            turn[51 + game.circles] = 1.0
+            turn[55 + game.phase] = 1.0
+            turn[59] = game.end_triggered
+            turn[60 + rel] = 1.0
+            if len(_TURNS) >= _TURN_LIMIT:
+                _TURNS.clear()
+            _TURNS[tkey] = turn
         return np.concatenate((players[0], turn, players[1]))
 
 
@@ -157,7 +196,7 @@ def legal_mask(legal: tuple[int, ...]) -> np.ndarray:
     if mask is None:
         mask = np.zeros(120, dtype=np.int8)
         mask[list(legal)] = 1
-        if len(_MASKS) >= _CACHE_LIMIT:
+        if len(_MASKS) >= _MASK_LIMIT:
             _MASKS.clear()
         _MASKS[legal] = mask
     return mask.copy()

@@ -86,6 +86,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
 from .engine import MAX_PLAYERS, OVER, Game
@@ -108,8 +109,64 @@ def env(
     there is deliberately no ``TerminateIllegalWrapper``.
     """
     aec = raw_env(num_players=num_players, render_mode=render_mode, reward_mode=reward_mode, points=points)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(aec))
+
+
+# PettingZoo's wrappers reach the raw env's attributes through ``__getattr__``,
+# which runs only after a failed normal lookup (an AttributeError per wrapper
+# level). The two subclasses below keep the wrappers' behaviour but read the
+# per-step attributes straight from the raw env, which makes the wrapped env
+# about as fast as the raw one.
+_HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos")
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with a fast path for plain int actions."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self._raw.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` reading the hot attributes of the raw env directly."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+def _forward(name: str) -> property:
+    def get(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, doc=f"The raw env's ``{name}`` (after reset).")
+
+
+for _name in _HOT_ATTRIBUTES:
+    setattr(OrderEnforcingWrapper, _name, _forward(_name))
 
 
 def final_rewards(scores: Sequence[int], reward_mode: str) -> list[float]:
