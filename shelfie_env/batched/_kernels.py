@@ -46,8 +46,14 @@ _S30 = np.uint64(30)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
+# _TRANSPOSE[r, bits]: row r's bits moved to bit 5*c + r (rows and columns swapped).
+_TRANSPOSE = np.array(
+    [[sum(1 << (5 * c + r) for c in range(5) if bits >> c & 1) for bits in range(32)] for r in range(5)],
+    dtype=np.int32,
+)
 
-@njit(cache=True)
+
+@njit(cache=True, inline="always")
 def _next_u32(rng, i):
     """Next 32 random bits of game ``i``'s splitmix64 stream."""
     x = rng[i] + _GOLDEN
@@ -58,33 +64,33 @@ def _next_u32(rng, i):
     return z >> _S32
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _uniform(rng, i, n):
     """A uniform integer in ``0..n-1`` from game ``i``'s stream."""
     return np.int64((_next_u32(rng, i) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _face(rng, faces, use_faces, i, j):
     if use_faces:
         return faces[i, j]
     return _uniform(rng, i, 6)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score(circled, row_score, col_score):
     total = 0
     for r in range(5):
         total += row_score[r, (circled >> (5 * r)) & 31]
+    t = 0
+    for r in range(5):
+        t |= _TRANSPOSE[r, (circled >> (5 * r)) & 31]
     for c in range(5):
-        bits = 0
-        for r in range(5):
-            bits |= ((circled >> (5 * r + c)) & 1) << r
-        total += col_score[c, bits]
+        total += col_score[c, (t >> (5 * c)) & 31]
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _has_circle(S, i, p):
     """Whether the player ``p`` can circle anything with game ``i``'s unspent dice."""
     free = FULL & ~(S[i, CIRC + p] | S[i, CROSS + p])
@@ -103,7 +109,7 @@ def _has_circle(S, i, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_mask(S, M, i, code2ms, reroll_tab):
     for a in range(NUM_ACTIONS):
         M[i, a] = False
@@ -144,45 +150,37 @@ def _fill_mask(S, M, i, code2ms, reroll_tab):
                 M[i, CROSS_BASE + r] = True
 
 
-@njit(cache=True)
-def _sort_dice(S, i):
-    for a in range(1, 6):
-        v = S[i, DICE + a]
-        b = a - 1
-        while b >= 0 and S[i, DICE + b] > v:
-            S[i, DICE + b + 1] = S[i, DICE + b]
-            b -= 1
-        S[i, DICE + b + 1] = v
+@njit(cache=True, inline="always")
+def _dice_from_counts(S, i):
+    """Write the sorted dice from the face counts (all dice unspent)."""
+    pos = 0
+    for f in range(6):
+        for _ in range(S[i, COUNTS + f]):
+            S[i, DICE + pos] = f
+            pos += 1
 
 
-@njit(cache=True)
-def _recount(S, i):
+@njit(cache=True, inline="always")
+def _start_turn(S, i, rng, faces, use_faces):
     for f in range(6):
         S[i, COUNTS + f] = 0
     for j in range(6):
-        S[i, COUNTS + S[i, DICE + j]] += 1
-
-
-@njit(cache=True)
-def _start_turn(S, i, rng, faces, use_faces):
-    for j in range(6):
-        S[i, DICE + j] = _face(rng, faces, use_faces, i, j)
+        S[i, COUNTS + _face(rng, faces, use_faces, i, j)] += 1
         S[i, SPENT + j] = 0
-    _sort_dice(S, i)
-    _recount(S, i)
+    _dice_from_counts(S, i)
     S[i, ROLLS] = 2
     S[i, NCIRC] = 0
     S[i, PHASE] = REROLL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_circle_phase(S, i):
     S[i, PHASE] = CIRCLE
     if not _has_circle(S, i, S[i, CUR]):
         S[i, PHASE] = CROSS_PHASE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_end(S, i, n):
     if S[i, END]:
         return
@@ -197,7 +195,7 @@ def _check_end(S, i, n):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(S, i, n, rng, faces, use_faces):
     while True:
         if S[i, END] and S[i, CUR] == n - 1:
@@ -210,7 +208,7 @@ def _end_turn(S, i, n, rng, faces, use_faces):
     _start_turn(S, i, rng, faces, use_faces)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _spend(S, i, face, need):
     for j in range(6):
         if need == 0:
@@ -220,7 +218,7 @@ def _spend(S, i, face, need):
             need -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _circle(S, i, a, n, rng, faces, use_faces, row_score, col_score):
     k = a - CIRCLE_BASE
     cell = k >> 1
@@ -259,7 +257,7 @@ def _circle(S, i, a, n, rng, faces, use_faces, row_score, col_score):
         _end_turn(S, i, n, rng, faces, use_faces)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_one(S, i, a, n, rng, faces, use_faces, row_score, col_score):
     phase = S[i, PHASE]
     if phase == REROLL:
@@ -269,10 +267,10 @@ def _step_one(S, i, a, n, rng, faces, use_faces, row_score, col_score):
             drawn = 0
             for j in range(6):
                 if (a >> j) & 1:
-                    S[i, DICE + j] = _face(rng, faces, use_faces, i, drawn)
+                    S[i, COUNTS + S[i, DICE + j]] -= 1
+                    S[i, COUNTS + _face(rng, faces, use_faces, i, drawn)] += 1
                     drawn += 1
-            _sort_dice(S, i)
-            _recount(S, i)
+            _dice_from_counts(S, i)
             S[i, ROLLS] -= 1
             if S[i, ROLLS] == 0:
                 _start_circle_phase(S, i)
