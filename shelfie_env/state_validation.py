@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any, Mapping
 
 import numpy as np
@@ -53,6 +54,30 @@ def _list(v: Any, key: str, length: int) -> list[Any]:
     if len(out) != length:
         raise InvalidStateError(key, f"must have length {length}, got {len(out)}")
     return out
+
+
+def spent_fits_circles(dice: list[int], spent: list[bool], circles: int, circled: int) -> bool:
+    """Whether the spent dice split into ``circles`` legal groups whose items are circled.
+
+    A group is ``k >= 1`` dice of one symbol ``r`` (item ``(r, k-1)``) or ``k >= 1``
+    such dice plus one joker (item ``(r, k)``); the items are distinct cells.
+    """
+    used = [d for d, s in zip(dice, spent) if s]
+    for labels in product(range(circles), repeat=len(used)):
+        cells = set()
+        for g in range(circles):
+            faces = [d for d, lab in zip(used, labels) if lab == g]
+            symbols = [d for d in faces if d != 5]
+            jokers = len(faces) - len(symbols)
+            if not symbols or jokers > 1 or len(set(symbols)) != 1 or len(faces) > 5:
+                break
+            cell = 5 * symbols[0] + len(faces) - 1
+            if not circled >> cell & 1 or cell in cells:
+                break
+            cells.add(cell)
+        else:
+            return True
+    return False
 
 
 REQUIRED = (
@@ -147,6 +172,12 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
         all_jokers = all(d == 5 for d in dice)
         if all_jokers and circles and not all(spent):
             raise InvalidStateError("spent", "a six-joker circle spends all dice")
+        if circles and not all_jokers and not spent_fits_circles(dice, spent, circles, circled[current]):
+            raise InvalidStateError(
+                "spent",
+                f"the spent dice cannot form {circles} circle group(s) (c+1 dice of a symbol, or c plus one "
+                f"joker) matching circled cells of player {current}",
+            )
     if phase == "over" and not end_triggered:
         raise InvalidStateError("end_triggered", "the game can only be over once the end was triggered")
     return {

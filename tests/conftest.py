@@ -66,8 +66,11 @@ class RecordingDice:
 
 
 def board(*rows: str) -> list[list[int]]:
-    """A 5x5 board from five row strings (``.`` free, ``O`` circled, ``X`` crossed); missing rows are free."""
-    rows_l = list(rows) + ["....."] * (5 - len(rows))
+    """A 5x5 board from row strings (``.`` free, ``O`` circled, ``X`` crossed).
+
+    Missing rows and the missing end of a short row are free.
+    """
+    rows_l = [r.ljust(5, ".") for r in rows] + ["....."] * (5 - len(rows))
     assert len(rows_l) == 5 and all(len(r) == 5 for r in rows_l), rows
     return [[_CELL[ch] for ch in r] for r in rows_l]
 
