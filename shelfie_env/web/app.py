@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..actions import SYMBOLS
 from ..engine import MAX_PLAYERS
-from .service import MAX_NAME, GameService, WebError, hint_function
+from .service import MAX_NAME, GameService, WebError
 from .store import GameStore
 
 STATIC = Path(__file__).parent / "static"
@@ -173,7 +173,7 @@ def create_app(db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY) -> St
         return JSONResponse(
             {
                 "bots": names,
-                "hint": hint_function() is not None,
+                "hint": service.hints_available(),
                 "max_players": MAX_PLAYERS,
                 "max_name": MAX_NAME,
                 "symbols": list(SYMBOLS),

@@ -133,6 +133,10 @@ class GameService:
     def bot_names() -> list[str]:
         return bots_module.available()
 
+    @staticmethod
+    def hints_available() -> bool:
+        return hint_function() is not None
+
     # ------------------------------------------------------------ creating
     def create(self, spec: object, seed: int | None = None) -> dict[str, Any]:
         """Start a game from ``{"seats": [{"type": "human"|"bot", "name"?, "bot"?}, ...]}``.

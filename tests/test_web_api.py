@@ -1,0 +1,527 @@
+"""The web table's HTTP API, through Starlette's ASGI test client (no network)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sqlite3
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():  # starlette announces a future switch of its test client to httpx2
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from starlette.testclient import TestClient
+
+from shelfie_env import bots
+from shelfie_env.engine import Game
+from shelfie_env.web import service as service_module
+from shelfie_env.web.app import MAX_BODY, create_app
+from shelfie_env.web.service import MAX_NAME, GameService
+from shelfie_env.web.store import GameStore
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+HUMAN_VS_RANDOM = {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "random"}]}
+TWO_HUMANS = {"seats": [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}]}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def client(db: Path) -> TestClient:
+    return TestClient(create_app(db))
+
+
+def create(client: TestClient, spec: dict[str, Any]) -> dict[str, Any]:
+    r = client.post("/api/games", json=spec)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def act(client: TestClient, gid: str, seat: int, token: str, action: int, **extra: Any) -> Any:
+    return client.post(f"/api/games/{gid}/actions", json={"seat": seat, "token": token, "action": action, **extra})
+
+
+def play_out(
+    client: TestClient, view: dict[str, Any], tokens: dict[str, str], rng: random.Random, max_moves: int = 10_000
+) -> dict[str, Any]:
+    """Play random legal moves for the human seats until the game is over."""
+    gid = view["game_id"]
+    for _ in range(max_moves):
+        if view["over"]:
+            return view
+        seat = view["state"]["current_player"]
+        assert str(seat) in tokens, "bots must have played before the answer came back"
+        action = rng.choice(view["legal"])["action"]
+        r = act(client, gid, seat, tokens[str(seat)], action, expect=view["num_moves"])
+        assert r.status_code == 200, r.text
+        view = r.json()
+    raise AssertionError("game did not end")
+
+
+def check_moves_follow_rules(initial: dict[str, Any], moves: list[dict[str, Any]]) -> None:
+    """Each stored move is legal in the state before it and yields the shelves stored after it."""
+    before = initial
+    for m in moves:
+        game = Game.from_dict(before, rng=0)
+        assert m["action"] in game.legal_actions()
+        assert m["seat"] == before["current_player"]
+        game.step(m["action"])
+        after = m["state"]
+        assert game.to_dict()["boards"] == after["boards"]
+        assert game.current == after["current_player"]
+        assert game.end_triggered == after["end_triggered"]
+        before = after
+
+
+# ----------------------------------------------------------------------------- pages and meta
+
+
+def test_pages_and_static_files_are_served_with_security_headers(client: TestClient) -> None:
+    for path in ("/", "/rules", "/g/whatever"):
+        r = client.get(path)
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/html")
+        assert "default-src 'self'" in r.headers["content-security-policy"]
+        assert r.headers["x-content-type-options"] == "nosniff"
+    assert "Shelfie" in client.get("/rules").text
+    for asset in ("table.js", "setup.js", "common.js", "style.css", "favicon.svg"):
+        assert client.get(f"/static/{asset}").status_code == 200
+    # the page scripts never put data into innerHTML
+    for asset in ("table.js", "setup.js", "common.js"):
+        assert not re.search(r"\.(inner|outer)HTML\s*=|insertAdjacentHTML|document\.write", client.get(f"/static/{asset}").text)
+
+
+def test_meta_lists_the_registered_bots(client: TestClient) -> None:
+    meta = client.get("/api/meta").json()
+    assert meta["bots"] == bots.available()
+    assert {"random", "greedy"} <= set(meta["bots"])
+    assert meta["hint"] is (service_module.hint_function() is not None)
+    assert meta["max_players"] == 4 and meta["max_name"] == MAX_NAME and meta["max_body"] == MAX_BODY
+
+
+# ----------------------------------------------------------------------------- whole games
+
+
+@pytest.mark.parametrize("bot", ["random", "greedy"])
+def test_full_game_against_a_bot(client: TestClient, bot: str) -> None:
+    view = create(client, {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": bot}]})
+    assert set(view["tokens"]) == {"0"}
+    assert view["links"]["0"] == f"/g/{view['game_id']}#seat=0&token={view['tokens']['0']}"
+    assert view["seats"][1] == {"seat": 1, "type": "bot", "name": f"{bot} bot", "bot": bot}
+    final = play_out(client, view, view["tokens"], random.Random(1))
+    assert final["over"] and final["legal"] == []
+    result = final["result"]
+    assert result["scores"] == final["state"]["scores"]
+    best = max(result["scores"])
+    assert result["winners"] == [p for p, s in enumerate(result["scores"]) if s == best]
+    for p, parts in enumerate(result["breakdown"]):
+        assert len(parts["rows"]) == 5 and len(parts["cols"]) == 5
+        assert sum(parts["rows"]) + sum(parts["cols"]) == result["scores"][p]
+    # the bot really played: some moves are seat 1's, and all moves follow the rules
+    full = client.get(f"/api/games/{view['game_id']}?since=0").json()
+    assert full["num_moves"] == len(full["moves"]) == final["num_moves"]
+    assert any(m["seat"] == 1 for m in full["moves"])
+    replay = client.get(f"/api/games/{view['game_id']}/replay")
+    assert replay.status_code == 200
+    assert "attachment" in replay.headers["content-disposition"]
+    data = replay.json()
+    assert data["version"] == 1
+    assert data["final_state"] == final["state"]
+    assert len(data["actions"]) == len(data["states"]) == final["num_moves"]
+    assert data["states"][-1] == data["final_state"]
+    assert [a["action"] for a in data["actions"]] == [m["action"] for m in full["moves"]]
+    check_moves_follow_rules(data["initial_state"], full["moves"])
+
+
+def test_planner_seat_plays_when_available(client: TestClient) -> None:
+    if "planner" not in bots.available():
+        pytest.fail("the planner bot is part of the project and must be registered")
+    view = create(client, {"seats": [{"type": "bot", "bot": "planner"}, {"type": "human"}]})
+    final = play_out(client, view, view["tokens"], random.Random(2))
+    assert final["over"]
+
+
+def test_bot_in_seat_zero_moves_before_the_first_answer(client: TestClient) -> None:
+    view = create(client, {"seats": [{"type": "bot", "bot": "greedy"}, {"type": "human", "name": "Bob"}]})
+    assert view["moves"], "the bot's opening turn comes with the answer"
+    assert {m["seat"] for m in view["moves"]} == {0}
+    assert view["state"]["current_player"] == 1
+    assert [m["index"] for m in view["moves"]] == list(range(view["num_moves"]))
+    assert set(view["tokens"]) == {"1"}
+    assert view["seats"][1]["name"] == "Bob" and view["seats"][0]["name"] == "greedy bot"
+
+
+def test_only_bots_table_plays_to_the_end_at_once(client: TestClient) -> None:
+    view = create(
+        client,
+        {"seats": [{"type": "bot", "bot": "random"}, {"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]},
+    )
+    assert view["over"] and view["tokens"] == {} and view["links"] == {}
+    assert len(view["result"]["scores"]) == 3
+    assert client.get(f"/api/games/{view['game_id']}/replay").status_code == 200
+
+
+def test_solo_and_four_seat_tables(client: TestClient) -> None:
+    solo = create(client, {"seats": [{"type": "human"}]})
+    assert solo["seats"][0]["name"] == "Player 1"
+    final = play_out(client, solo, solo["tokens"], random.Random(3))
+    assert final["result"]["winners"] == [0]
+    four = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "random"}] * 2})
+    assert set(four["tokens"]) == {"0", "2"}
+    assert play_out(client, four, four["tokens"], random.Random(4))["over"]
+
+
+def test_two_humans_each_move_only_their_own_seat(client: TestClient) -> None:
+    view = create(client, TWO_HUMANS)
+    gid, tokens = view["game_id"], view["tokens"]
+    assert tokens["0"] != tokens["1"]
+    action = view["legal"][0]["action"]
+    # seat 1's token cannot move seat 0, and seat 1 cannot move out of turn
+    r = act(client, gid, 0, tokens["1"], action)
+    assert r.status_code == 403 and r.json()["error"] == "bad_token"
+    r = act(client, gid, 1, tokens["1"], action)
+    assert r.status_code == 409 and r.json()["error"] == "not_your_turn"
+    final = play_out(client, view, tokens, random.Random(5))
+    seats = {m["seat"] for m in client.get(f"/api/games/{gid}").json()["moves"]}
+    assert seats == {0, 1}
+    assert final["over"]
+
+
+def test_poll_since_returns_only_new_moves(client: TestClient) -> None:
+    view = create(client, HUMAN_VS_RANDOM)
+    gid, token = view["game_id"], view["tokens"]["0"]
+    r = act(client, gid, 0, token, 0)  # stop rolling
+    after = r.json()
+    assert after["moves"][0]["index"] == 0 and after["moves"][0]["name"] == "stop rolling"
+    polled = client.get(f"/api/games/{gid}?since={after['num_moves']}").json()
+    assert polled["moves"] == [] and polled["num_moves"] == after["num_moves"]
+    assert client.get(f"/api/games/{gid}?since=0").json()["moves"] == after["moves"]
+
+
+# ----------------------------------------------------------------------------- errors leave games unchanged
+
+
+def snapshot(client: TestClient, gid: str) -> dict[str, Any]:
+    return client.get(f"/api/games/{gid}?since=0").json()
+
+
+@pytest.fixture
+def game(client: TestClient) -> dict[str, Any]:
+    return create(client, TWO_HUMANS)
+
+
+def post_raw(client: TestClient, path: str, content: bytes, **headers: str) -> Any:
+    return client.post(path, content=content, headers={"content-type": "application/json", **headers})
+
+
+@pytest.mark.parametrize(
+    "body, status, code",
+    [
+        (b"{not json", 400, "bad_json"),
+        (b"", 400, "bad_json"),
+        (b"\xff\xfe", 400, "bad_json"),
+        (b"[1, 2]", 400, "bad_request"),
+        (b'"text"', 400, "bad_request"),
+        (b'{"seat": 0, "token": "T"}', 400, "missing_action"),
+        (b'{"seat": 0, "token": "T", "action": "1"}', 400, "bad_action"),
+        (b'{"seat": 0, "token": "T", "action": true}', 400, "bad_action"),
+        (b'{"seat": 0, "token": "T", "action": 1.5}', 400, "bad_action"),
+        (b'{"seat": 0, "token": "T", "action": 99999999999999999999}', 400, "bad_action"),
+        (b'{"seat": 0, "token": "T", "action": 0, "extra": 1}', 400, "bad_request"),
+        (b'{"token": "T", "action": 0}', 400, "missing_seat"),
+        (b'{"seat": 7, "token": "T", "action": 0}', 400, "bad_seat"),
+        (b'{"seat": -1, "token": "T", "action": 0}', 400, "bad_seat"),
+        (b'{"seat": 0, "action": 0}', 403, "missing_token"),
+        (b'{"seat": 0, "token": "", "action": 0}', 403, "missing_token"),
+        (b'{"seat": 0, "token": "guess", "action": 0}', 403, "bad_token"),
+        (b'{"seat": 0, "token": 12345, "action": 0}', 403, "bad_token"),
+        (b'{"seat": 1, "token": "T1", "action": 0}', 409, "not_your_turn"),
+        (b'{"seat": 0, "token": "T", "action": 114}', 422, "illegal_action"),
+        (b'{"seat": 0, "token": "T", "action": 120}', 422, "illegal_action"),
+        (b'{"seat": 0, "token": "T", "action": -3}', 422, "illegal_action"),
+        (b'{"seat": 0, "token": "T", "action": 0, "expect": 5}', 409, "stale"),
+    ],
+)
+def test_bad_action_requests_get_a_clear_error_and_change_nothing(
+    client: TestClient, game: dict[str, Any], body: bytes, status: int, code: str
+) -> None:
+    gid = game["game_id"]
+    body = body.replace(b'"T1"', json.dumps(game["tokens"]["1"]).encode())
+    body = body.replace(b'"T"', json.dumps(game["tokens"]["0"]).encode())
+    before = snapshot(client, gid)
+    r = post_raw(client, f"/api/games/{gid}/actions", body)
+    assert r.status_code == status, r.text
+    err = r.json()
+    assert err["error"] == code and err["message"]
+    assert snapshot(client, gid) == before
+
+
+def test_illegal_action_explains_why_and_lists_the_legal_ones(client: TestClient, game: dict[str, Any]) -> None:
+    r = act(client, game["game_id"], 0, game["tokens"]["0"], 114)
+    err = r.json()
+    assert "illegal action 114" in err["message"] and "reroll phase" in err["message"]
+    assert err["legal"] == [m["action"] for m in game["legal"]]
+
+
+def test_oversized_body_is_refused_with_413(client: TestClient, game: dict[str, Any]) -> None:
+    gid = game["game_id"]
+    before = snapshot(client, gid)
+    big = json.dumps({"seat": 0, "token": game["tokens"]["0"], "action": 0, "pad": "x" * MAX_BODY}).encode()
+    r = post_raw(client, f"/api/games/{gid}/actions", big)
+    assert r.status_code == 413 and r.json()["error"] == "body_too_large"
+
+    def chunks() -> Any:  # no Content-Length: counted while streaming
+        for _ in range(20):
+            yield b" " * 1024
+
+    r = client.post(f"/api/games/{gid}/actions", content=chunks())
+    assert r.status_code == 413
+    r = client.post("/api/games", content=b"{}", headers={"content-length": "nope"})
+    assert r.status_code == 400
+    assert snapshot(client, gid) == before
+
+
+def test_unknown_game_is_404_everywhere(client: TestClient) -> None:
+    for r in (
+        client.get("/api/games/nope"),
+        client.get("/api/games/nope/replay"),
+        act(client, "nope", 0, "t", 0),
+        client.post("/api/games/nope/hint", json={"seat": 0, "token": "t"}),
+        client.get("/api/games/" + "x" * 500),
+    ):
+        if r.request.url.path.endswith("/hint") and service_module.hint_function() is None:
+            assert r.status_code == 404 and r.json()["error"] == "no_hints"
+            continue
+        assert r.status_code == 404, r.text
+        assert r.json()["error"] == "unknown_game"
+
+
+def test_routing_errors_are_json(client: TestClient) -> None:
+    r = client.get("/api/nothing-here")
+    assert r.status_code == 404 and r.json()["error"] == "not_found"
+    r = client.delete("/api/games")
+    assert r.status_code == 405 and r.json()["error"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("since", ["-1", "x", "1e3"])
+def test_bad_since_is_400(client: TestClient, game: dict[str, Any], since: str) -> None:
+    r = client.get(f"/api/games/{game['game_id']}?since={since}")
+    assert r.status_code == 400 and r.json()["error"] == "bad_since"
+
+
+@pytest.mark.parametrize(
+    "spec, code, words",
+    [
+        ({}, "bad_seats", "seats"),
+        ({"seats": []}, "bad_seats", "1 to 4"),
+        ({"seats": [{"type": "human"}] * 5}, "bad_seats", "1 to 4"),
+        ({"seats": "human"}, "bad_seats", "list"),
+        ({"seats": [1]}, "bad_seats", "object"),
+        ({"seats": [{"type": "alien"}]}, "bad_seats", "'human' or 'bot'"),
+        ({"seats": [{"type": "bot", "bot": "nobody"}]}, "unknown_bot", "available"),
+        ({"seats": [{"type": "bot"}]}, "unknown_bot", "available"),
+        ({"seats": [{"type": "human", "name": "x" * (MAX_NAME + 1)}]}, "bad_name", "at most 24"),
+        ({"seats": [{"type": "human", "name": 7}]}, "bad_name", "string"),
+        ({"seats": [{"type": "human", "name": "a\u0000b"}]}, "bad_name", "control"),
+        ({"seats": [{"type": "human", "token": "mine"}]}, "bad_seats", "unknown field"),
+        ({"seats": [{"type": "human"}], "seed": 3}, "bad_request", "unknown field"),
+    ],
+)
+def test_bad_table_specs_are_refused(client: TestClient, spec: dict[str, Any], code: str, words: str) -> None:
+    r = client.post("/api/games", json=spec)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == code and words in r.json()["message"]
+
+
+def test_names_are_trimmed_and_stored_verbatim(client: TestClient) -> None:
+    view = create(client, {"seats": [{"type": "human", "name": "  <b>Ann</b>   &  Co  "}, {"type": "human", "name": ""}]})
+    assert view["seats"][0]["name"] == "<b>Ann</b> & Co"
+    assert view["seats"][1]["name"] == "Player 2"
+    assert create(client, {"seats": [{"type": "human", "name": "é" * MAX_NAME}]})["seats"][0]["name"] == "é" * 24
+
+
+def test_finished_game_refuses_moves_and_unfinished_game_refuses_replay(client: TestClient) -> None:
+    view = create(client, HUMAN_VS_RANDOM)
+    gid, token = view["game_id"], view["tokens"]["0"]
+    r = client.get(f"/api/games/{gid}/replay")
+    assert r.status_code == 409 and r.json()["error"] == "game_not_over"
+    final = play_out(client, view, view["tokens"], random.Random(6))
+    r = act(client, gid, 0, token, 0)
+    assert r.status_code == 409 and r.json()["error"] == "game_over"
+    assert snapshot(client, gid)["state"] == final["state"]
+
+
+def test_a_bot_seat_has_no_token(client: TestClient) -> None:
+    view = create(client, {"seats": [{"type": "bot", "bot": "random"}, {"type": "human"}]})
+    r = act(client, view["game_id"], 0, view["tokens"]["1"], 0)
+    assert r.status_code == 403
+
+
+# ----------------------------------------------------------------------------- secrets and storage
+
+
+def test_ids_and_tokens_are_long_random_and_not_stored_in_clear(client: TestClient, db: Path) -> None:
+    views = [create(client, TWO_HUMANS) for _ in range(3)]
+    ids = {v["game_id"] for v in views}
+    tokens = [t for v in views for t in v["tokens"].values()]
+    assert len(ids) == 3 and len(set(tokens)) == 6
+    assert all(len(i) >= 16 for i in ids) and all(len(t) >= 32 for t in tokens)
+    raw = b"".join(p.read_bytes() for p in db.parent.iterdir() if p.name.startswith(db.name))
+    assert all(t.encode() not in raw for t in tokens)
+
+
+def test_every_move_is_in_sqlite_right_after_it_is_answered(client: TestClient, db: Path) -> None:
+    view = create(client, HUMAN_VS_RANDOM)
+    gid = view["game_id"]
+    after = act(client, gid, 0, view["tokens"]["0"], 0).json()
+    con = sqlite3.connect(db)
+    (n, state, status) = con.execute("SELECT num_moves, state, status FROM games WHERE id=?", (gid,)).fetchone()
+    assert n == after["num_moves"] and json.loads(state) == after["state"] and status == "active"
+    assert con.execute("SELECT COUNT(*) FROM moves WHERE game_id=?", (gid,)).fetchone()[0] == n
+    con.close()
+
+
+def test_restart_resumes_unfinished_games(db: Path) -> None:
+    first = TestClient(create_app(db))
+    view = create(first, HUMAN_VS_RANDOM)
+    gid, tokens = view["game_id"], view["tokens"]
+    rng = random.Random(7)
+    for _ in range(6):
+        view = act(first, gid, 0, tokens["0"], rng.choice(view["legal"])["action"]).json()
+    before = snapshot(first, gid)
+    del first  # the server goes away; a new one opens the same file
+    second = TestClient(create_app(db))
+    assert snapshot(second, gid) == before
+    final = play_out(second, before, tokens, rng)
+    assert final["over"]
+    full = snapshot(second, gid)
+    check_moves_follow_rules(second.get(f"/api/games/{gid}/replay").json()["initial_state"], full["moves"])
+
+
+def test_restart_lets_a_due_bot_move(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server killed after storing a human move but before its bot answered: the bot plays on restart."""
+    first = TestClient(create_app(db))
+    view = create(first, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
+    gid, token = view["game_id"], view["tokens"]["0"]
+    monkeypatch.setattr(GameService, "_run_bots", lambda self, session: None)  # the "crash"
+    view = act(first, gid, 0, token, 0).json()
+    while view["state"]["current_player"] == 0:
+        view = act(first, gid, 0, token, view["legal"][0]["action"]).json()
+    stuck = view["num_moves"]
+    assert view["state"]["current_player"] == 1
+    monkeypatch.undo()
+    second = TestClient(create_app(db))
+    resumed = snapshot(second, gid)
+    assert resumed["num_moves"] > stuck
+    assert {m["seat"] for m in resumed["moves"][stuck:]} == {1}
+    assert resumed["state"]["current_player"] == 0 or resumed["over"]
+
+
+def test_dice_continue_identically_after_a_restart(tmp_path: Path) -> None:
+    """The dice generator's state is stored too: a restart does not change the dice to come."""
+
+    def run(restart_at: int | None, path: Path) -> list[dict[str, Any]]:
+        svc = GameService(GameStore(path))
+        view = svc.create(TWO_HUMANS, seed=42)  # no bot: bots draw from their own generators
+        gid, tokens = view["game_id"], view["tokens"]
+        rng = random.Random(9)
+        for i in range(40):
+            if view["over"]:
+                break
+            if i == restart_at:
+                svc.store.close()
+                svc = GameService(GameStore(path))
+                svc.resume()
+            seat = view["state"]["current_player"]
+            action = rng.choice(view["legal"])["action"]
+            view = svc.act(gid, {"seat": seat, "token": tokens[str(seat)], "action": action})
+        return [m["state"] for m in svc.view(gid, 0)["moves"]]
+
+    straight = run(None, tmp_path / "a.sqlite3")
+    restarted = run(15, tmp_path / "b.sqlite3")
+    assert len(straight) > 15 and straight == restarted
+
+
+def test_bot_that_fails_is_replaced_by_a_random_move_and_logged(client: TestClient) -> None:
+    class Broken:
+        def act(self, state: dict[str, Any]) -> int:
+            return 114 if state["phase"] == "reroll" else 999
+
+    bots.register("broken-test-bot", Broken)
+    try:
+        view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "broken-test-bot"}]})
+        final = play_out(client, view, view["tokens"], random.Random(8))
+        bot_moves = [m for m in snapshot(client, view["game_id"])["moves"] if m["seat"] == 1]
+        assert bot_moves and all("bot error" in m["name"] for m in bot_moves)
+        assert final["over"]
+    finally:
+        bots._REGISTRY.pop("broken-test-bot", None)
+
+
+def test_bot_that_cannot_be_built_is_a_clear_400(client: TestClient) -> None:
+    def factory() -> Any:
+        raise FileNotFoundError("no model file")
+
+    bots.register("unbuildable-test-bot", factory)
+    try:
+        r = client.post("/api/games", json={"seats": [{"type": "human"}, {"type": "bot", "bot": "unbuildable-test-bot"}]})
+        assert r.status_code == 400
+        assert r.json()["error"] == "bot_unavailable" and "no model file" in r.json()["message"]
+    finally:
+        bots._REGISTRY.pop("unbuildable-test-bot", None)
+
+
+# ----------------------------------------------------------------------------- hints
+
+
+def test_hint_endpoint_uses_the_hint_module(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, Any]] = []
+
+    def fake_hint(state: dict[str, Any], k: int = 3) -> list[dict[str, Any]]:
+        calls.append(state)
+        legal = Game.from_dict(state).legal_actions()
+        return [{"action": a, "name": f"move {a}", "value": 1.5, "reason": "test"} for a in legal[:k]]
+
+    monkeypatch.setattr(service_module, "hint_function", lambda: fake_hint)
+    view = create(client, TWO_HUMANS)
+    gid, tokens = view["game_id"], view["tokens"]
+    assert client.get("/api/meta").json()["hint"] is True
+    r = client.post(f"/api/games/{gid}/hint", json={"seat": 0, "token": tokens["0"], "k": 2})
+    assert r.status_code == 200
+    hints = r.json()["hints"]
+    assert [h["action"] for h in hints] == [m["action"] for m in view["legal"][:2]]
+    assert hints[0] == {"action": hints[0]["action"], "name": f"move {hints[0]['action']}", "value": 1.5, "reason": "test"}
+    assert calls[0] == view["state"]
+    assert client.post(f"/api/games/{gid}/hint", json={"seat": 0, "token": "bad"}).status_code == 403
+    assert client.post(f"/api/games/{gid}/hint", json={"seat": 1, "token": tokens["1"]}).status_code == 409
+    assert client.post(f"/api/games/{gid}/hint", json={"seat": 0, "token": tokens["0"], "k": 0}).status_code == 400
+
+
+def test_hint_endpoint_without_the_planner_says_so(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service_module, "hint_function", lambda: None)
+    view = create(client, TWO_HUMANS)
+    r = client.post(f"/api/games/{view['game_id']}/hint", json={"seat": 0, "token": view["tokens"]["0"]})
+    assert r.status_code == 404 and r.json()["error"] == "no_hints"
+    assert client.get("/api/meta").json()["hint"] is False
+
+
+def test_real_hint_module_when_present(client: TestClient) -> None:
+    present = (Path(service_module.__file__).parents[1] / "hint.py").exists()
+    assert (service_module.hint_function() is not None) == present
+    assert client.get("/api/meta").json()["hint"] is present
+    if not present:
+        return
+    view = create(client, TWO_HUMANS)
+    r = client.post(f"/api/games/{view['game_id']}/hint", json={"seat": 0, "token": view["tokens"]["0"]})
+    assert r.status_code == 200, r.text
+    legal = {m["action"] for m in view["legal"]}
+    hints = r.json()["hints"]
+    assert 1 <= len(hints) <= 3 and all(h["action"] in legal for h in hints)
