@@ -15,6 +15,7 @@ ids                   meaning
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 NUM_ACTIONS = 120
@@ -120,10 +121,12 @@ ACTION_NAMES: tuple[str, ...] = tuple(_name(a) for a in range(NUM_ACTIONS))
 
 def action_name(action: int) -> str:
     """Readable name of an action id, e.g. ``"circle cat #3 +joker"``."""
-    if not isinstance(action, (int,)) or isinstance(action, bool):
+    if not isinstance(action, int) or isinstance(action, bool):
         try:
-            action = int(action)  # numpy integers
-        except (TypeError, ValueError):
+            if isinstance(action, bool):
+                raise TypeError
+            action = operator.index(action)  # numpy integers; not floats or strings
+        except TypeError:
             raise ValueError(f"action {action!r} is not an integer id") from None
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
