@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shelfie_env.engine import Game
+from shelfie_env.errors import InvalidStateError
 
 from . import reference as ref
 from .conftest import RecordingDice
@@ -148,3 +149,66 @@ def test_clone_is_independent_and_replays_identically(seed: int, rnd: random.Ran
         c2.step(a)
         assert c.to_dict() == c2.to_dict()
     assert g.to_dict() == before  # playing the clone did not touch the original
+
+
+FIELDS = {
+    "state",
+    "num_players",
+    "points",
+    "boards",
+    "current_player",
+    "phase",
+    "dice",
+    "spent",
+    "rolls_left",
+    "circles_this_turn",
+    "end_triggered",
+}
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> dict:
+    """Random hand-built states: many are impossible (and must be refused), many are fine."""
+    n = draw(st.integers(1, 4))
+    cell = st.sampled_from([0, 0, 0, 1, 1, 2])
+    boards = [[[draw(cell) for _ in range(5)] for _ in range(5)] for _ in range(n)]
+    phase = draw(st.sampled_from(["reroll", "circle", "circle", "cross", "over"]))
+    circles = draw(st.sampled_from([0, 0, 0, 1, 2, 3])) if phase == "circle" else 0
+    dice = sorted(draw(st.lists(st.integers(0, 5), min_size=6, max_size=6)))
+    spent = [False] * 6
+    if circles:
+        spent = [draw(st.booleans()) for _ in range(6)]
+    triggered = any(ref.rows_without_free(b) >= 2 for b in boards)
+    return {
+        "num_players": n,
+        "points": [[1, 2, 3, 5, 8]] * 5,
+        "boards": boards,
+        "current_player": draw(st.integers(0, n - 1)),
+        "phase": phase,
+        "dice": dice,
+        "spent": spent,
+        "rolls_left": draw(st.integers(1, 2)) if phase == "reroll" else draw(st.integers(0, 2)),
+        "circles_this_turn": circles,
+        "end_triggered": triggered if draw(st.integers(0, 9)) else not triggered,
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(state=positions(), seed=st.integers(0, 2**16), rnd=st.randoms(use_true_random=False))
+def test_hand_built_positions_behave_like_the_reference(state: dict, seed: int, rnd: random.Random) -> None:
+    """Accepted positions follow the SPEC reference; refused ones raise InvalidStateError naming a field."""
+    try:
+        g = Game.from_dict(state, rng=RecordingDice(seed))
+    except InvalidStateError as exc:
+        assert exc.field.split("[")[0] in FIELDS
+        return
+    assert {k: v for k, v in g.to_dict().items() if k != "scores"} == state
+    assert set(g.legal_actions()) == ref.legal(state)
+    if g.over:
+        return
+    assert g.legal_actions(), "a live position must offer a move"
+    a = rnd.choice(g.legal_actions())
+    g.step(a)
+    rolls = iter(g.rng.calls)  # type: ignore[attr-defined]
+    expected = ref.step(state, a, lambda k: next(rolls))
+    assert _canonical_spent(g.to_dict()) == _canonical_spent(expected)
