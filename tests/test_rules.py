@@ -495,3 +495,43 @@ def test_solo_game_plays_to_the_end() -> None:
         assert steps < 2000
     assert g.end_triggered and g.legal_actions() == ()
     assert sum(all(v != 0 for v in row) for row in g.board(0)) >= 2
+
+
+def test_stop_with_nothing_circleable_goes_to_the_cross_phase() -> None:
+    b0 = board("XXXXX")
+    g = make_game(boards=[b0, board()], phase="reroll", rolls_left=2, dice=[PLANT] * 6)
+    g.step(STOP)
+    assert g.phase == CROSS and g.rolls_left == 2 and g.rng.calls == []  # type: ignore[attr-defined]
+    assert legal(g) == {CROSS_BASE + r for r in (GAME, BOOK, TROPHY, CAT)}
+
+
+def test_trigger_in_seat_0_with_seat_1_full_lets_seat_2_play() -> None:
+    full = board("OOXXX", "XXXXX", "XXXXX", "XXXXX", "XXXXX")
+    g = make_game(boards=[board("XXXXX"), full, board()], phase="cross", dice=[PLANT] * 6, rolls=[CAT] * 6)
+    g.step(CROSS_BASE + GAME)
+    assert g.current == 2 and not g.over
+    g.step(STOP)
+    g.step(cid(CAT, 4))
+    g.step(END_TURN)
+    assert g.over
+
+
+def test_rules_modules_import_no_rl_framework() -> None:
+    """SPEC/issue: the engine is pure Python + numpy (no gymnasium, pettingzoo or torch)."""
+    import ast
+    from pathlib import Path
+
+    import shelfie_env
+
+    pkg = Path(shelfie_env.__file__).parent
+    for name in ("engine", "actions", "scoring", "tables", "state_validation", "errors"):
+        tree = ast.parse((pkg / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                mods = [node.module]
+            for m in mods:
+                assert m.split(".")[0] in {"__future__", "typing", "itertools", "numpy", "operator", "collections",
+                                           "functools", "math", "dataclasses", "enum"}, (name, m)
