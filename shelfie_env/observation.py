@@ -184,7 +184,13 @@ class ObservationEncoder:
             if len(_TURNS) >= _TURN_LIMIT:
                 _TURNS.clear()
             _TURNS[tkey] = turn
-        return np.concatenate((players[0], turn, players[1]))
+        o = 50 * n
+        t = o + 60 + n
+        obs = np.empty(t + 11 * n, dtype=np.float32)
+        obs[:o] = players[0]
+        obs[o:t] = turn
+        obs[t:] = players[1]
+        return obs
 
 
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}
