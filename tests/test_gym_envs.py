@@ -38,7 +38,9 @@ def run_episode(env: gym.Env, seed: int) -> tuple[float, dict, int]:
 
 # ----------------------------------------------------------------- registration and checkers
 def test_registered_on_import_and_idempotent() -> None:
-    shelfie_env.register_envs()  # a second registration must neither fail nor warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a second registration must neither fail nor warn ("Overriding ...")
+        shelfie_env.register_envs()
     for env_id in ENV_IDS:
         assert env_id in gym.registry
     env = gym.make("shelfie/Versus-v0")
