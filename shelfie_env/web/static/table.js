@@ -6,9 +6,14 @@
 (() => {
   const { SYMBOLS, PLURALS, FACES, icon, el, api, sleep, memory } = Shelfie;
   const STOP = 0, CIRCLE_BASE = 64, END_TURN = 114, CROSS_BASE = 115;
-  const POLL_MS = 1500;
-  const storedDelay = Number(localStorage.getItem("shelfie:delay"));
-  const DELAY_MS = Number.isFinite(storedDelay) && localStorage.getItem("shelfie:delay") !== null ? storedDelay : 700;
+  /** A timing setting: localStorage "shelfie:<key>" (ms) when set, else the default. */
+  function setting(key, fallback) {
+    const raw = localStorage.getItem("shelfie:" + key);
+    const value = raw === null ? NaN : Number(raw);
+    return Number.isFinite(value) && value >= 0 ? value : fallback;
+  }
+  const POLL_MS = Math.max(100, setting("poll", 1500)); // how often to look for others' moves
+  const DELAY_MS = setting("delay", 700);                // pause after each of the others' moves
 
   const gameId = decodeURIComponent(window.location.pathname.split("/").pop());
   const remembered = memory.get(gameId) || {};
@@ -138,7 +143,11 @@
         el("span", "who", mine ? "(you)" : seat.type === "bot" ? "bot: " + seat.bot : "person"),
         el("span", "score", state.scores[p] + " pts"),
       );
-      if (result && result.winners.includes(p)) head.appendChild(el("span", "who", "🏆"));
+      if (result && result.winners.includes(p)) {
+        const badge = el("span", "badge c-trophy", " winner");
+        badge.prepend(icon("trophy"));
+        head.appendChild(badge);
+      }
       card.appendChild(head);
       const grid = el("div", "grid");
       grid.appendChild(el("span"));
@@ -205,33 +214,34 @@
   function renderResult() {
     const panel = $("result");
     panel.classList.toggle("hidden", !view.over);
+    $("play").classList.toggle("hidden", view.over);
     if (!view.over) return;
     const { scores, breakdown, winners } = view.result;
     const names = winners.map(seatName);
     $("winners").textContent = view.seats.length === 1
       ? names[0] + " scored " + scores[0] + " points."
       : winners.length === 1 ? names[0] + " wins!" : names.join(" and ") + " share the victory!";
+    // one column per player, one line per row and column of the shelf: fits a phone screen
     const table = $("result-table");
     table.replaceChildren();
     const head = el("tr");
-    head.appendChild(el("th", null, "Player"));
+    head.appendChild(el("th", null, ""));
+    view.seats.forEach((seat, p) => head.appendChild(el("th", winners.includes(p) ? "winner" : "", seat.name)));
+    table.appendChild(head);
+    const line = (label, values, className) => {
+      const tr = el("tr", className || "");
+      tr.appendChild(label);
+      values.forEach((v, p) => tr.appendChild(el("td", winners.includes(p) ? "winner" : "", v)));
+      table.appendChild(tr);
+    };
     SYMBOLS.forEach((s, r) => {
       const th = el("th", "c-" + s);
       th.appendChild(icon(r));
-      th.title = PLURALS[r] + " row";
-      head.appendChild(th);
+      th.appendChild(el("span", null, " " + PLURALS[r]));
+      line(th, breakdown.map((b) => b.rows[r]));
     });
-    for (let c = 0; c < 5; c++) head.appendChild(el("th", null, "col " + (c + 1)));
-    head.appendChild(el("th", null, "Total"));
-    table.appendChild(head);
-    view.seats.forEach((seat, p) => {
-      const tr = el("tr", winners.includes(p) ? "winner" : "");
-      tr.appendChild(el("td", null, seat.name));
-      for (const v of breakdown[p].rows) tr.appendChild(el("td", null, v));
-      for (const v of breakdown[p].cols) tr.appendChild(el("td", null, v));
-      tr.appendChild(el("td", null, scores[p]));
-      table.appendChild(tr);
-    });
+    for (let c = 0; c < 5; c++) line(el("th", null, "column " + (c + 1)), breakdown.map((b) => b.cols[c]));
+    line(el("th", null, "Total"), scores, "total");
     $("replay").href = "/api/games/" + encodeURIComponent(gameId) + "/replay";
   }
 

@@ -1,0 +1,299 @@
+"""End-to-end: the web table in headless Chromium (Debian ``chromium`` driven by Playwright).
+
+A real server (``python -m shelfie_env.web.cli``) runs in a subprocess on a free
+loopback port; the tests click through whole games like a person would. CI
+installs chromium (``.ci/run``); without it these tests fail with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = os.environ.get("SHELFIE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[1]
+DOCS_SHOT = ROOT / "docs" / "img" / "web_table.png"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``shelfie serve`` in a subprocess; ``kill()`` is a hard SIGKILL, ``start()`` reopens the same DB."""
+
+    def __init__(self, db: Path, log: Path) -> None:
+        self.db = db
+        self.log = log
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        cmd = [sys.executable, "-m", "shelfie_env.web.cli", "--port", str(self.port), "--db", str(self.db),
+               "--no-browser", "--log-level", "warning"]  # fmt: skip
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/meta", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start within 30 s")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def api(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+        pytest.fail(
+            f"headless Chromium is required for the browser tests but {CHROMIUM} is missing: "
+            "install it with `apt-get install -y chromium` (.ci/run does this)"
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ModuleNotFoundError:
+        pytest.fail("the browser tests need the playwright package: pip install -e '.[dev]'")
+    executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(tmp_path / "games.sqlite3", tmp_path / "server.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def new_page(browser: Any, width: int = 1100, height: int = 900) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.add_init_script("localStorage.setItem('shelfie:delay', '20'); localStorage.setItem('shelfie:poll', '150');")
+    page = context.new_page()
+    page.errors = []  # type: ignore[attr-defined]
+    page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
+    page.on("dialog", lambda d: (page.errors.append("unexpected dialog: " + d.message), d.dismiss()))  # type: ignore[attr-defined]
+    return page
+
+
+def ready(page: Any) -> None:
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+
+
+def act_once(page: Any, rnd: random.Random) -> bool:
+    """Make one move by clicking, as a person would; False if this page has nothing to click."""
+    ready(page)
+    cells = page.locator("#boards .cell.legal")
+    if cells.count():
+        if page.is_enabled("#end-turn") and rnd.random() < 0.25:
+            page.click("#end-turn")
+        else:
+            cells.nth(rnd.randrange(cells.count())).click()
+            if page.is_visible("#joker-dialog"):
+                page.click(rnd.choice(["#joker-yes", "#joker-no"]))
+                page.wait_for_selector("#joker-dialog", state="hidden")
+        return True
+    rows = page.locator("#boards .rowhead.crossable")
+    if rows.count():
+        rows.nth(rnd.randrange(rows.count())).click()
+        return True
+    if page.locator("#dice .die:enabled").count():
+        if rnd.random() < 0.7:
+            for _ in range(rnd.randint(1, 3)):
+                dice = page.locator("#dice .die:enabled")
+                dice.nth(rnd.randrange(dice.count())).click()
+            if page.is_enabled("#roll"):
+                page.click("#roll")
+                return True
+        page.click("#stop")
+        return True
+    if page.is_enabled("#stop"):  # no rerolls left cannot happen in the reroll phase, but be exact
+        page.click("#stop")
+        return True
+    return False
+
+
+def game_id_of(page: Any) -> str:
+    return page.url.split("/g/")[1].split("#")[0]
+
+
+def open_table(page: Any, url: str, seats: list[tuple[str, str]]) -> None:
+    """Fill the new-table form: ``seats`` is a list of (type value, name)."""
+    page.goto(url + "/")
+    ready(page)
+    page.select_option("#num-seats", str(len(seats)))
+    for i, (kind, name) in enumerate(seats):
+        page.select_option(f"#seat-type-{i}", kind)
+        page.fill(f"#seats .seat-row[data-seat='{i}'] .seat-name", name)
+    page.click("#start")
+    page.wait_for_url("**/g/**")
+    ready(page)
+
+
+def test_play_a_whole_game_against_a_bot_by_clicking(browser: Any, server: Server, tmp_path: Path) -> None:
+    page = new_page(browser)
+    open_table(page, server.url, [("human", "Ann"), ("bot:greedy", "")])
+    gid = game_id_of(page)
+    assert page.locator("#boards .board").count() == 2
+    assert page.locator("#dice .die").count() == 6
+    assert page.is_enabled("#stop") and not page.is_enabled("#end-turn")
+    rnd = random.Random(11)
+    actions = 0
+    shot_taken = False
+    while not page.is_visible("#result"):
+        assert act_once(page, rnd), "a human seat facing a bot must always have a move"
+        actions += 1
+        assert actions < 400, "the game should end"
+        ready(page)
+        if not shot_taken and actions >= 12 and page.locator("#boards .cell.legal").count():
+            page.screenshot(path=str(tmp_path / "web_table_midgame.png"), full_page=True)
+            if os.environ.get("SHELFIE_DOCS_SCREENSHOT"):
+                DOCS_SHOT.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(DOCS_SHOT), full_page=True)
+            shot_taken = True
+    page.screenshot(path=str(tmp_path / "web_table_final.png"), full_page=True)
+    assert (tmp_path / "web_table_final.png").stat().st_size > 10_000
+
+    view = server.api(f"/api/games/{gid}?since=0")
+    assert view["over"]
+    assert {m["seat"] for m in view["moves"]} == {0, 1}
+    # the log shows every move, one line each, named by the engine
+    log_lines = page.locator("#log li").all_text_contents()
+    assert len(log_lines) == view["num_moves"]
+    assert log_lines[-1].endswith(view["moves"][-1]["name"])
+    # the final table: one column per player, lines for the 5 rows, 5 columns and the total
+    lines = page.locator("#result-table tr")
+    assert lines.count() == 12
+    assert lines.nth(0).locator("th").all_text_contents()[1:] == [s["name"] for s in view["seats"]]
+    for p in range(2):
+        column = [int(lines.nth(i).locator("td").nth(p).text_content() or "") for i in range(1, 12)]
+        parts = view["result"]["breakdown"][p]
+        assert column == parts["rows"] + parts["cols"] + [view["result"]["scores"][p]]
+    winners = page.text_content("#winners") or ""
+    names = [view["seats"][w]["name"] for w in view["result"]["winners"]]
+    assert all(n in winners for n in names)
+    assert page.errors == []  # type: ignore[attr-defined]
+    # the replay link downloads the JSON replay
+    href = page.get_attribute("#replay", "href")
+    replay = page.request.get(server.url + href).json()
+    assert replay["version"] == 1 and replay["final_state"] == view["state"]
+    assert len(replay["actions"]) == view["num_moves"]
+
+
+def test_invite_link_second_person_and_server_restart(browser: Any, server: Server, tmp_path: Path) -> None:
+    ann = new_page(browser)
+    nasty = "<svg onload=alert(1)>Bo"  # markup in a name (fits the 24-character limit)
+    open_table(ann, server.url, [("human", "Ann"), ("human", nasty)])
+    gid = game_id_of(ann)
+    invite = ann.locator("#invite-links input[data-seat='1']")
+    assert ann.is_visible("#invite")
+    link = invite.input_value()
+    assert link.startswith(server.url + f"/g/{gid}#seat=1&token=")
+    bob = new_page(browser, 390, 844)  # a phone-sized screen
+    bob.goto(link)
+    ready(bob)
+    assert bob.locator("#boards .board").count() == 2
+    overflow = bob.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page is {overflow}px wider than a phone screen"
+    # Bob cannot move while it is Ann's turn
+    assert bob.locator("#dice .die:enabled").count() == 0 and not bob.is_enabled("#stop")
+    # a spectator without a token sees the table and nothing clickable
+    watcher = new_page(browser)
+    watcher.goto(server.url + f"/g/{gid}")
+    ready(watcher)
+    assert watcher.locator("#boards .board").count() == 2
+    assert watcher.locator("#boards .cell.legal, #dice .die:enabled").count() == 0
+
+    rnd = random.Random(5)
+    restarted = False
+    idle = 0
+    moves = 0
+    while not (ann.is_visible("#result") and bob.is_visible("#result")):
+        acted = False
+        for page in (ann, bob):
+            if not page.is_visible("#result") and act_once(page, rnd):
+                acted = True
+                moves += 1
+        if not acted:
+            idle += 1
+            assert idle < 300, "neither seat could move"
+            time.sleep(0.05)
+            continue
+        idle = 0
+        if moves >= 15 and not restarted:
+            # kill the server hard mid-game, start it again on the same database, reload both pages
+            ready(ann)
+            ready(bob)
+            before = server.api(f"/api/games/{gid}?since=0")
+            server.kill()
+            server.start()
+            after = server.api(f"/api/games/{gid}?since=0")
+            assert after == before
+            ann.reload()
+            bob.reload()
+            ready(ann)
+            ready(bob)
+            assert ann.locator("#log li").count() == before["num_moves"]
+            restarted = True
+        assert moves < 600
+    assert restarted
+    view = server.api(f"/api/games/{gid}?since=0")
+    assert view["over"] and {m["seat"] for m in view["moves"]} == {0, 1}
+    for page in (ann, bob):
+        assert page.locator("#log li").count() == view["num_moves"]
+        assert page.errors == []  # type: ignore[attr-defined]
+        # the name with markup is shown as text, never interpreted
+        assert nasty in (page.text_content("#boards") or "")
+        assert nasty in (page.text_content("#log") or "")
+        assert page.locator("[onload]").count() == 0
+    bob.screenshot(path=str(tmp_path / "web_table_phone.png"), full_page=True)
