@@ -398,3 +398,22 @@ def rescore(S, n, row_score, col_score):
     for i in range(S.shape[0]):
         for p in range(n):
             S[i, SCORE + p] = _score(S[i, CIRC + p], row_score, col_score)
+
+
+@njit(cache=True)
+def play_random(S, M, seats, n, bot_rng, rng, faces, use_faces, row_score, col_score, code2ms, reroll_tab):
+    """Play uniformly random legal moves in every game until seat ``seats[i]`` is on turn or it is over."""
+    for i in range(S.shape[0]):
+        while S[i, PHASE] != OVER and S[i, CUR] != seats[i]:
+            count = 0
+            for a in range(NUM_ACTIONS):
+                if M[i, a]:
+                    count += 1
+            k = _uniform(bot_rng, i, count)
+            for a in range(NUM_ACTIONS):
+                if M[i, a]:
+                    if k == 0:
+                        _step_one(S, i, a, n, rng, faces, use_faces, row_score, col_score)
+                        break
+                    k -= 1
+            _fill_mask(S, M, i, code2ms, reroll_tab)

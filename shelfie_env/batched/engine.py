@@ -34,6 +34,16 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray]:
 CODE2MS, REROLL_TAB = _build_tables()
 
 
+class _NoDice:
+    """Dice source of a scalar copy that must not roll (reading it only)."""
+
+    def integers(self, low: int, high: int, size: int) -> Any:
+        raise RuntimeError("this Game is a read-only copy of a batched game; pass rng= to to_game to play it")
+
+
+NO_DICE = _NoDice()
+
+
 def seed_streams(seed: int | np.random.SeedSequence | None, n: int) -> np.ndarray:
     """``n`` independent 64-bit stream states derived from ``seed``."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
@@ -153,6 +163,16 @@ class BatchedGame:
         K.random_actions(self.M, self.rng if rng is None else rng, out)
         return out
 
+    def play_random_until(self, seats: np.ndarray, bot_rng: np.ndarray) -> None:
+        """Random legal moves (from the ``bot_rng`` streams) until ``seats[i]`` is on turn in game ``i``.
+
+        Games that are over are left alone. One compiled call for all games.
+        """
+        K.play_random(
+            self.S, self.M, np.ascontiguousarray(seats, dtype=np.int64), self.num_players, bot_rng,
+            self.rng, self._no_faces, False, self.row_score, self.col_score, CODE2MS, REROLL_TAB,
+        )
+
     # --------------------------------------------------------- queries
     def legal_mask(self) -> np.ndarray:
         """The ``(N, 120)`` bool legal-action masks (a live view: copy to keep)."""
@@ -229,8 +249,8 @@ class BatchedGame:
         return self.S[:, K.PHASE] == K.OVER
 
     # ------------------------------------------------- scalar round trip
-    def to_game(self, i: int, rng: Any = None) -> Game:
-        """Game ``i`` as a scalar :class:`Game` (dice from ``rng``)."""
+    def to_game(self, i: int, rng: Any = NO_DICE) -> Game:
+        """Game ``i`` as a scalar :class:`Game` (dice from ``rng``; by default it cannot roll)."""
         g = Game(self.num_players, self.table, rng)
         row = self.S[i]
         n = self.num_players
