@@ -60,14 +60,18 @@ class LegalDiscrete(spaces.Discrete):
     """``Discrete(120)`` whose ``sample()`` without a mask draws a legal action of its env.
 
     Everything else (``contains``, equality, seeding, ``sample(mask=...)``) is
-    Gymnasium's ``Discrete``. Pickled or detached from its env, or when the
-    env has no legal action (before reset, after the game), it samples like a
-    plain ``Discrete``.
+    Gymnasium's ``Discrete``. A pickled or deep-copied space is detached until
+    its env's next ``reset``; detached, or when the env has no legal action
+    (after the game), it samples like a plain ``Discrete``.
     """
 
     def __init__(self, n: int, env: _ShelfieEnv | None = None, seed: int | None = None) -> None:
         super().__init__(n, seed=seed)
         self._env_ref = weakref.ref(env) if env is not None else None
+
+    def bind(self, env: _ShelfieEnv) -> None:
+        """Draw the legal actions of ``env`` from now on."""
+        self._env_ref = weakref.ref(env)
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
         env = self._env_ref() if self._env_ref is not None else None
@@ -116,6 +120,8 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
     # -------------------------------------------------------------- helpers
     def _seed(self, seed: int | None) -> None:
         super().reset(seed=seed)
+        if isinstance(self.action_space, LegalDiscrete):
+            self.action_space.bind(self)  # again after a copy or unpickling
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
 

@@ -124,6 +124,9 @@ def test_legal_discrete_sampling() -> None:
     assert int(space.sample(mask=only_cross)) == CROSS_BASE  # an explicit mask is Gymnasium's behaviour
     clone = pickle.loads(pickle.dumps(space))  # detached: a plain Discrete sampler
     assert clone == space and 0 <= int(clone.sample()) < 120
+    copied = pickle.loads(pickle.dumps(env))  # an env copy binds its own space on reset
+    copied.reset(seed=4)
+    assert {int(copied.action_space.sample()) for _ in range(100)} <= set(copied.game.legal_actions())
 
 
 # ----------------------------------------------------------------- errors
