@@ -121,7 +121,7 @@ _HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "trun
 
 
 class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with a fast path for plain int actions."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper``: a fast path for int actions, a message naming the bad action."""
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
@@ -130,8 +130,15 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     def step(self, action: Any) -> None:
         if type(action) is int and 0 <= action < NUM_ACTIONS:
             self.env.step(action)
-        else:
-            super().step(action)
+            return
+        raw = self._raw
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and done) or raw.action_space(agent).contains(action), (
+            f"action {action!r} of {agent} is not in the action space: an integer id 0..{NUM_ACTIONS - 1}"
+            + ("" if done else " (None is only for terminated agents)")
+        )
+        self.env.step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self._raw.last(observe)

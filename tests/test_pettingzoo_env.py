@@ -159,8 +159,12 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
         env.step(CROSS_BASE)  # crossing a row is never legal in the reroll phase
     assert env.unwrapped.state_dict() == before
     assert env.agent_selection == "player_0"
-    with pytest.raises(AssertionError, match="action space"):
+    with pytest.raises(AssertionError, match="action 120 of player_0 is not in the action space"):
         env.step(NUM_ACTIONS)  # out of range: PettingZoo's AssertOutOfBoundsWrapper
+    with pytest.raises(AssertionError, match="None is only for terminated agents"):
+        env.step(None)
+    with pytest.raises(IllegalActionError, match="0..119"):
+        env.unwrapped.step(NUM_ACTIONS)  # the raw env names the problem too
     with pytest.raises(ValueError, match="must act"):
         env.unwrapped.step(None)
     env.step(STOP)  # the env is still usable
