@@ -1,0 +1,267 @@
+"""The ``shelfie`` command: terminal play driven through a pipe, parsing, replays, dispatch."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+from shelfie_env import cli
+from shelfie_env.actions import END_TURN, STOP, circle_action, cross_action
+from shelfie_env.bots import make
+from shelfie_env.cli import CommandError, canonical_reroll, command_for, main, parse_command, parse_symbol
+from shelfie_env.engine import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+EMPTY = [[0] * 5 for _ in range(5)]
+
+
+def state(**kw):
+    s = {
+        "num_players": 2,
+        "points": [[1, 2, 3, 5, 8]] * 5,
+        "boards": [EMPTY, EMPTY],
+        "current_player": 0,
+        "phase": "circle",
+        "dice": [4, 4, 4, 4, 4, 5],
+        "spent": [False] * 6,
+        "rolls_left": 0,
+        "circles_this_turn": 0,
+        "end_triggered": False,
+    }
+    s.update(kw)
+    return s
+
+
+# ----------------------------------------------------------------------------- parsing
+@pytest.mark.parametrize(
+    "word,row",
+    [("cat", 4), ("cats", 4), ("CA", 4), ("c", 4), ("plant", 0), ("plants", 0), ("pl", 0), ("game", 1),
+     ("meeple", 1), ("meeples", 1), ("book", 2), ("books", 2), ("trophy", 3), ("trophies", 3), ("tr", 3)],
+)
+def test_symbols_accept_singular_plural_and_abbreviations(word: str, row: int) -> None:
+    assert parse_symbol(word) == row
+
+
+def test_unknown_symbol_is_none() -> None:
+    assert parse_symbol("dog") is None
+
+
+def test_reroll_positions_map_to_the_canonical_id() -> None:
+    g = Game.from_dict(state(phase="reroll", rolls_left=2, dice=[0, 4, 4, 4, 5, 5]))
+    # "reroll 2" (the first cat) is the same move as rerolling the last cat (position 4).
+    assert parse_command(g, "reroll 2") == ("reroll", 1 << 3)
+    assert parse_command(g, "r 2,3") == ("reroll", 1 << 2 | 1 << 3)
+    assert parse_command(g, "reroll 5") == ("reroll", 1 << 5)
+    assert parse_command(g, "reroll cats") == ("reroll", 0b001110)
+    assert parse_command(g, "reroll all") == ("reroll", 63)
+    for bits in range(1, 64):
+        positions = [i for i in range(6) if bits >> i & 1]
+        assert canonical_reroll(g.dice, positions) in g.legal_actions()
+
+
+def test_circle_commands() -> None:
+    g = Game.from_dict(state(dice=[2, 2, 4, 4, 4, 5]))
+    assert parse_command(g, "circle cat 3") == ("circle", circle_action(4, 2, False))
+    assert parse_command(g, "circle cats 3 joker") == ("circle", circle_action(4, 2, True))
+    assert parse_command(g, "c cat #4 +j") == ("circle", circle_action(4, 3, True))
+    assert parse_command(g, "cat 2") == ("circle", circle_action(4, 1, False))
+    # Only the joker makes book #3 possible: the joker is used without being asked.
+    assert parse_command(g, "circle book 3") == ("circle", circle_action(2, 2, True))
+    assert parse_command(g, "stop") == ("stop", STOP)
+    assert parse_command(g, "end") == ("end", END_TURN)
+    assert parse_command(g, "x books") == ("cross", cross_action(2))
+
+
+@pytest.mark.parametrize("line", ["dance", "circle dog 3", "circle cat", "circle cat 9", "reroll 7", "reroll 1 1",
+                                  "reroll", "cross", "cross dogs"])
+def test_bad_commands_raise_a_command_error(line: str) -> None:
+    g = Game.from_dict(state(phase="reroll", rolls_left=2))
+    with pytest.raises(CommandError):
+        parse_command(g, line)
+
+
+def test_command_for_round_trips_every_legal_action() -> None:
+    rng_game = Game.new(2, rng=5)
+    bot = make("random", seed=5)
+    for _ in range(300):
+        if rng_game.over:
+            break
+        for a in rng_game.legal_actions():
+            assert parse_command(rng_game, command_for(a))[1] == a
+        rng_game.step(bot.act_game(rng_game))
+
+
+# ----------------------------------------------------------------------------- in-process play
+def run_lines(lines: list[str], *args: str) -> str:
+    out = io.StringIO()
+    parsed = cli.build_parser().parse_args(["play", *args])
+    rc = cli.run_play(parsed, io.StringIO("".join(line + "\n" for line in lines)), out)
+    assert rc == 0
+    return out.getvalue()
+
+
+def test_mistakes_are_explained_and_the_game_goes_on() -> None:
+    text = run_lines(["dance", "circle cat 3", "reroll 9", "help", "stop", "moves", "quit"],
+                     "--seed", "1", "--opponents", "greedy")
+    assert "unknown command 'dance'" in text
+    assert "is not possible: it is the reroll phase" in text and "type 'stop'" in text
+    assert "there is no die 9" in text
+    assert "Commands (first word" in text
+    assert "kept the dice" in text
+    assert text.rstrip().endswith("Leaving the game.")
+
+
+def test_eof_quits_cleanly() -> None:
+    text = run_lines([], "--seed", "2", "--opponents", "random")
+    assert "end of input" in text
+
+
+def test_hint_command_says_whether_hints_exist() -> None:
+    text = run_lines(["hint", "quit"], "--seed", "3", "--opponents", "greedy")
+    try:
+        import shelfie_env.hint  # noqa: F401
+    except ModuleNotFoundError:
+        assert "Hints are not available yet" in text
+    else:
+        assert "Hints (best first):" in text and "1. " in text
+
+
+def test_solo_game_has_no_bots_and_bad_setups_fail(capsys: pytest.CaptureFixture[str]) -> None:
+    text = run_lines(["quit"], "--players", "1", "--seed", "4")
+    assert "player 1 (you)" in text and "player 2" not in text
+    for args in (["--players", "5"], ["--opponents", "greedy,greedy,greedy,greedy"], ["--players", "3",
+                 "--opponents", "greedy"], ["--seat", "3", "--bot", "greedy"], ["--opponents", "nosuchbot"]):
+        assert cli.run_play(cli.build_parser().parse_args(["play", *args]), io.StringIO(""), io.StringIO()) == 2
+    assert "nosuchbot" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- piped subprocess game
+def _read_until_prompt(proc: subprocess.Popen[bytes]) -> str | None:
+    """Read the CLI's output up to the next prompt ("...> "); None at end of output."""
+    buf = bytearray()
+    assert proc.stdout is not None
+    while True:
+        ch = proc.stdout.read(1)
+        if not ch:
+            return None if not buf else buf.decode()
+        buf += ch
+        if buf.endswith(b"> ") and b"\nlegal: " in buf[-600:]:
+            return buf.decode()
+
+
+def test_a_whole_piped_game_against_greedy() -> None:
+    """Plays a full game through a pipe: stop rolling, then the first legal move listed."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shelfie_env.cli", "play", "--seed", "1", "--opponents", "greedy", "--name", "Ann"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+    )
+    transcript = []
+    assert proc.stdin is not None
+    for _ in range(500):
+        chunk = _read_until_prompt(proc)
+        if chunk is None:
+            break
+        transcript.append(chunk)
+        if not chunk.endswith("> "):
+            break
+        legal = re.findall(r"^legal: (.*)$", chunk, re.M)[-1].split(" | ")
+        command = "stop" if "stop" in legal else legal[0]
+        proc.stdin.write((command + "\n").encode())
+        proc.stdin.flush()
+    proc.stdin.close()
+    rc = proc.wait(timeout=60)
+    text = "".join(transcript)
+    assert rc == 0, proc.stderr.read().decode() if proc.stderr else ""
+    assert "\x1b[" not in text  # no colour when not a terminal
+    assert "Final score breakdown" in text
+    assert re.search(r"^(Winner: .* with \d+ points\.|Tie: .* share the victory with \d+ points\.)$", text, re.M)
+    assert "greedy (player 2) circled" in text and "Ann (player 1) (you) circled" in text
+    assert "Game over:" in text
+
+
+# ----------------------------------------------------------------------------- replays
+def _replay(tmp_path: Path) -> tuple[Path, list[dict]]:
+    game = Game.new(2, rng=11)
+    bot = make("greedy")
+    states = [game.to_dict()]
+    actions = []
+    while not game.over:
+        seat = game.current
+        a = bot.act_game(game)
+        game.step(a)
+        actions.append({"seat": seat, "action": a, "name": cli.action_name(a)})
+        states.append(game.to_dict())
+    data = {"version": 1, "initial_state": states[0], "actions": actions, "states": states,
+            "final_state": states[-1]}
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps(data))
+    return path, actions
+
+
+def test_replay_shows_every_state_and_the_result(tmp_path: Path) -> None:
+    path, actions = _replay(tmp_path)
+    out = io.StringIO()
+    assert cli.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    text = out.getvalue()
+    assert text.count("Scores:") == len(actions) + 1
+    assert f"player {actions[-1]['seat'] + 1}: {actions[-1]['name']}" in text
+    assert "Final score breakdown" in text
+
+
+def test_replay_without_states_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, actions = _replay(tmp_path)
+    data = json.loads(path.read_text())
+    del data["states"]
+    path.write_text(json.dumps(data))
+    out = io.StringIO()
+    assert cli.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    assert "Initial position" in out.getvalue() and "Final position" in out.getvalue()
+    bad = tmp_path / "bad.json"
+    for content in ("not json", "[]", json.dumps({"version": 2}), json.dumps({"version": 1, "states": [{"x": 1}]})):
+        bad.write_text(content)
+        assert cli.run_replay(Namespace(file=str(bad), no_color=True), io.StringIO()) == 2
+    assert cli.run_replay(Namespace(file=str(tmp_path / "missing.json"), no_color=True), io.StringIO()) == 2
+    assert "invalid state field" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- dispatcher
+def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for name in ("play", "replay", "serve", "eval", "arena", "train"):
+        assert name in text
+
+
+def test_missing_subcommand_module_is_reported(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(cli.LAZY_COMMANDS, "train", ("training.no_such_module", "train", "train"))
+    assert main(["train", "--steps", "10"]) == 2
+    assert "not available in this installation" in capsys.readouterr().err
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().out
+
+
+def test_play_imports_no_torch_or_fastapi() -> None:
+    code = (
+        "import sys, io\n"
+        "sys.stdin = io.StringIO('quit\\n')\n"
+        "from shelfie_env.cli import main\n"
+        "assert main(['play', '--seed', '1', '--opponents', 'greedy']) == 0\n"
+        "bad = [m for m in ('torch', 'fastapi', 'uvicorn', 'stable_baselines3') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, timeout=120)
