@@ -274,3 +274,13 @@ def test_versus_render_ansi_marks_the_learner() -> None:
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and "player 2 (you)" in text
+
+
+def test_custom_points_table() -> None:
+    points = [[1, 1, 1, 1, 1] for _ in range(5)]
+    env = gym.make("shelfie/Solo-v0", points=points)
+    total, info, _ = run_episode(env, seed=1)
+    assert env.unwrapped.state_dict()["points"] == points
+    grid = np.array(env.unwrapped.state_dict()["boards"][0]) == 1
+    lines = list(grid.sum(axis=1)) + list(grid.sum(axis=0))  # every circled cell is worth 1 per scoring line
+    assert total == info["score"] == sum(k for k in lines if k >= 3)

@@ -396,3 +396,16 @@ def test_human_render_prints_each_step(capsys: pytest.CaptureFixture[str]) -> No
     env.step(STOP)
     out = capsys.readouterr().out
     assert out.count("Dice:") == 1 and "\033[" not in out  # captured stdout is not a terminal
+
+
+def test_custom_points_table() -> None:
+    points = [[2, 4, 6, 10, 16] for _ in range(5)]
+    env = shelfie_v0.env(points=points, reward_mode="score")
+    env.reset(seed=0)
+    assert env.unwrapped.state_dict()["points"] == points
+    # The plants row of seat 0 is complete: 2+4+6+10+16 = 38 with this table.
+    state = near_end_state([".....", "OOO.."])
+    state["points"] = points
+    env.reset(options={"state": state})
+    rewards, infos, _ = finish(env)
+    assert infos["player_0"]["score"] == 38 and rewards == {"player_0": 38.0, "player_1": 12.0}
