@@ -1,0 +1,195 @@
+"""Vector envs (Gymnasium) and the SB3 adapter over the batched engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from shelfie_env.batched import BatchedGame
+from shelfie_env.engine import Game
+from shelfie_env.observation import encode
+from shelfie_env.shelfie_v0 import final_rewards
+from shelfie_env.vector import SoloVectorEnv, VersusVectorEnv
+
+
+def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    u = rng.random(masks.shape) * masks
+    return u.argmax(axis=1)
+
+
+def test_solo_rewards_add_up_to_final_score() -> None:
+    env = SoloVectorEnv(8, seed=0)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    returns = np.zeros(8)
+    finished = 0
+    for _ in range(600):
+        for i in range(8):
+            if not env._autoreset[i]:
+                assert np.array_equal(obs[i], encode(env.core.batch.to_game(i), 0))
+        waiting = env._autoreset.copy()
+        masks = env.action_masks()
+        assert masks.any(axis=1).all()
+        obs, rew, term, trunc, info = env.step(_random_legal(masks, rng))
+        assert not trunc.any()
+        assert (rew[waiting] == 0).all() and not term[waiting].any()
+        returns += rew
+        if term.any():
+            assert np.array_equal(info["score"][term], returns[term])
+            assert (info["_score"] == term).all()
+            finished += int(term.sum())
+        returns[waiting] = 0  # those games restarted in this step
+    assert finished >= 8
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_versus_learner_on_turn_and_final_rewards(num_players: int) -> None:
+    env = VersusVectorEnv(16, num_players=num_players, seed=1, reward_mode="rank")
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(1)
+    seats_seen: set[int] = set()
+    finished = 0
+    for _ in range(400):
+        b, learner = env.core.batch, env.core.learner
+        live = ~env._autoreset
+        assert (b.current[live] == learner[live]).all()
+        seats_seen.update(int(s) for s in learner)
+        for i in np.flatnonzero(live)[:4]:
+            assert np.array_equal(obs[i], encode(b.to_game(i), int(learner[i])))
+        obs, rew, term, _, info = env.step(_random_legal(env.action_masks(), rng))
+        for i in np.flatnonzero(term):
+            scores = [int(s) for s in info["scores"][i]]
+            assert rew[i] == final_rewards(scores, "rank")[learner[i]]
+            assert info["score"][i] == scores[learner[i]]
+            finished += 1
+        assert (rew[~term] == 0).all()
+    assert finished > 0 and seats_seen == set(range(num_players))
+
+
+def test_versus_fixed_seat_and_reward_modes() -> None:
+    for mode in ("score", "margin"):
+        env = VersusVectorEnv(8, num_players=3, learner_seat=2, reward_mode=mode, seed=5)
+        env.reset()
+        rng = np.random.default_rng(2)
+        ended = False
+        for _ in range(300):
+            assert (env.core.learner == 2).all()
+            _, rew, term, _, info = env.step(_random_legal(env.action_masks(), rng))
+            for i in np.flatnonzero(term):
+                ended = True
+                assert rew[i] == final_rewards(list(info["scores"][i]), mode)[2]
+        assert ended
+
+
+class LowestLegal:
+    """A deterministic bot object without a batched path (exercises the per-game fallback)."""
+
+    name = "lowest"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, state: dict) -> int:
+        self.calls += 1
+        return int(Game.from_dict(state).legal_actions()[0])
+
+
+def test_fallback_bot_moves_match_a_replay() -> None:
+    bot = LowestLegal()
+    env = VersusVectorEnv(6, num_players=2, learner_seat=1, opponents=bot, seed=9)
+    bot.calls = 0
+    env.reset(seed=9)
+    assert bot.calls >= 6  # seat 0 (the bot) opened every game
+    replay = BatchedGame(6, 2, seed=9)
+    while True:
+        live = (replay.current == 0) & ~replay.done
+        if not live.any():
+            break
+        lowest = np.argmax(replay.legal_mask(), axis=1)
+        replay.step(np.where(live, lowest, 0), active=live)
+    assert np.array_equal(env.core.batch.S, replay.S)
+    calls = bot.calls
+    for _ in range(12):  # a turn has at most 3 reroll decisions and 4 circle decisions
+        env.step(np.argmax(env.action_masks(), axis=1))
+    assert bot.calls > calls  # the learner's turns ended and the bot replied
+
+
+def test_next_step_and_same_step_autoreset() -> None:
+    env = SoloVectorEnv(4, seed=2)
+    env.reset(seed=2)
+    rng = np.random.default_rng(3)
+    while True:
+        obs, rew, term, _, _ = env.step(_random_legal(env.action_masks(), rng))
+        if term.any():
+            break
+    i = int(np.flatnonzero(term)[0])
+    masks = env.action_masks()
+    assert masks[i].sum() == 1 and masks[i, 0]
+    obs2, rew2, term2, _, _ = env.step(_random_legal(masks, rng))
+    assert rew2[i] == 0 and not term2[i]
+    assert np.array_equal(obs2[i], encode(env.core.batch.to_game(i), 0))
+    assert env.core.batch.to_dict(i)["phase"] == "reroll"
+
+    same = SoloVectorEnv(4, seed=2, autoreset_mode=AutoresetMode.SAME_STEP)
+    assert same.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    same.reset(seed=2)
+    while True:
+        obs, rew, term, _, info = same.step(_random_legal(same.action_masks(), rng))
+        if term.any():
+            break
+    i = int(np.flatnonzero(term)[0])
+    assert info["_final_obs"][i] and info["final_obs"][i][50 + 55 + 3] == 1.0  # phase "over"
+    assert obs[i][50 + 55] == 1.0 and same.action_masks()[i].any()  # already a new game
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_players"):
+        VersusVectorEnv(2, num_players=1)
+    with pytest.raises(ValueError, match="learner_seat"):
+        VersusVectorEnv(2, num_players=2, learner_seat=2)
+    with pytest.raises(ValueError, match="opponents"):
+        VersusVectorEnv(2, num_players=3, opponents=["random"])
+    with pytest.raises(ValueError, match="reward_mode"):
+        VersusVectorEnv(2, reward_mode="win")
+    env = SoloVectorEnv(2)
+    env.reset()
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(np.array([114, 114]))
+
+
+def test_sb3_adapter_with_maskable_ppo() -> None:
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.logger import Logger
+
+    from shelfie_env.vector_sb3 import EpisodeScoreCallback, ShelfieVecEnv
+
+    torch.set_num_threads(1)
+    env = ShelfieVecEnv(16, num_players=2, seed=0)
+    assert is_masking_supported(env)
+    obs = env.reset()
+    masks = get_action_masks(env)
+    assert masks.shape == (16, 120) and np.array_equal(masks, env.action_masks())
+    rng = np.random.default_rng(0)
+    episodes = []
+    for _ in range(200):
+        obs, rew, done, infos = env.step(_random_legal(get_action_masks(env), rng))
+        for i in np.flatnonzero(done):
+            ep = infos[i]["episode"]
+            assert infos[i]["terminal_observation"].shape == (184,)
+            assert ep["r"] == rew[i] and ep["l"] > 0 and ep["score"] == infos[i]["score"]
+            episodes.append(ep)
+    assert episodes
+
+    model = MaskablePPO("MlpPolicy", ShelfieVecEnv(8, num_players=1, seed=1), n_steps=32, batch_size=64, seed=0)
+    logger = Logger(folder=None, output_formats=[])
+    records: dict[str, float] = {}
+    logger.record = lambda key, value, exclude=None: records.__setitem__(key, value)  # type: ignore[method-assign]
+    model.set_logger(logger)
+    model.learn(600, callback=EpisodeScoreCallback())
+    assert len(model.ep_info_buffer) > 0
+    assert records["rollout/ep_score_mean"] == pytest.approx(np.mean([e["score"] for e in model.ep_info_buffer]))
+    assert records["rollout/ep_rew_mean"] == pytest.approx(records["rollout/ep_score_mean"])  # solo: return = score
