@@ -382,7 +382,14 @@ class TerminalGame:
                 tip = " (nothing can be circled: cross out a row, e.g. '" + legal_commands(g)[0] + "')"
             self.say(f"? {action_name(action)} is not possible: {exc.reason}{tip}")
             return True
-        self.say(f"{self.who(self.human if self.human is not None else 0)} {describe(action)}")
+        line_out = f"{self.who(self.human if self.human is not None else 0)} {describe(action)}"
+        if kind == "reroll":
+            typed = [t for t in line.replace(",", " ").split()[1:] if t.isdigit()]
+            canon = [str(i + 1) for i in range(NUM_DICE) if action >> i & 1]
+            if typed and sorted(typed) != canon:
+                line_out += f" (the same move as {','.join(sorted(typed))}: equal dice are interchangeable)"
+            line_out += f" -> {_dice_words(g.dice)}"
+        self.say(line_out)
         self.show()
         return True
 

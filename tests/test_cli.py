@@ -265,3 +265,14 @@ def test_play_imports_no_torch_or_fastapi() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, timeout=120)
+
+
+def test_reroll_of_equal_dice_is_mapped_and_explained() -> None:
+    game = Game.from_dict(state(phase="reroll", rolls_left=2, dice=[3, 4, 5, 5, 5, 5]), rng=1)
+    out = io.StringIO()
+    seats = [cli.Seat("me"), cli.Seat("greedy (player 2)", make("greedy"), "greedy")]
+    tg = cli.TerminalGame(game, seats, 0, io.StringIO("reroll 1 2 3\nquit\n"), out)
+    assert tg.play() == 0
+    text = out.getvalue()
+    assert "rerolled dice 1,2,6 (the same move as 1,2,3: equal dice are interchangeable) -> " in text
+    assert game.rolls_left == 1
