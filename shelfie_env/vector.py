@@ -6,8 +6,9 @@ observations, masks, rewards and resets are computed for all games at once.
 * **Solo**: one player; the reward of a step is the change of the player's
   score (the scoring rule applied to the shelf), so an episode's return is the
   final score.
-* **Versus**: the learner sits in a fixed seat or a random seat per episode
-  against ``num_players - 1`` opponent bots; its reward is 0 until the game
+* **Versus**: the learner sits in seat ``seat`` (``None``: drawn per episode)
+  against ``num_players - 1`` opponent bots (the k-th in the k-th other seat,
+  as in ``shelfie/Versus-v0``); its reward is 0 until the game
   ends, then its final reward under ``reward_mode`` (``"rank"``, ``"score"``,
   ``"margin"``, as in :mod:`shelfie_env.shelfie_v0`). Opponents play inside
   ``step``/``reset`` until the learner is on turn. ``"random"`` opponents play
@@ -21,7 +22,7 @@ first observation of a new game with reward 0) or ``SAME_STEP`` (the new game
 starts in the step that ended the old one; ``infos["final_obs"]`` and
 ``infos["final_info"]`` hold the last observation and info). At the end of an
 episode ``infos["score"]`` (masked by ``infos["_score"]``) holds the learner's
-final score, ``infos["scores"]`` every seat's. ``action_masks()`` returns the
+final score, ``infos["scores"]`` every seat's and ``infos["seat"]`` the learner's seat. ``action_masks()`` returns the
 ``(N, 120)`` bool legal mask; a game waiting for its NEXT_STEP reset shows only
 action 0 as legal (its action is ignored).
 """
@@ -55,7 +56,7 @@ class BatchedSeats:
         self,
         num_envs: int,
         num_players: int = 1,
-        learner_seat: int | str = "random",
+        seat: int | None = None,
         opponents: str | Bot | Sequence[str | Bot] = "random",
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
@@ -67,12 +68,12 @@ class BatchedSeats:
         if n > 1 and reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         self.reward_mode = reward_mode
-        if learner_seat == "random":
+        if seat is None:
             self.fixed_seat: int | None = None
-        elif isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool) and 0 <= learner_seat < n:
-            self.fixed_seat = int(learner_seat)
+        elif isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < n:
+            self.fixed_seat = int(seat)
         else:
-            raise ValueError(f"learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
+            raise ValueError(f"seat must be None (random) or an integer 0..{n - 1}, got {seat!r}")
         specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * max(n - 1, 0)
         if len(specs) != n - 1:
             raise ValueError(f"opponents: need {n - 1} bots for {n} players, got {len(specs)}")
@@ -102,9 +103,9 @@ class BatchedSeats:
         sel = np.ones(self.num_envs, dtype=np.bool_) if which is None else which
         if self.fixed_seat is None and self.num_players > 1:
             self.learner[sel] = self._seat_rng.integers(0, self.num_players, size=int(sel.sum()))
-        # opponent k (0-based) sits in the k-th seat after the learner
-        seats = np.arange(self.num_players)
-        self._bot_of_seat[sel] = (seats[None, :] - self.learner[sel, None] - 1) % self.num_players
+        # opponent k (0-based) sits in the k-th seat other than the learner's, in seat order
+        seats = np.arange(self.num_players)[None, :]
+        self._bot_of_seat[sel] = seats - (seats > self.learner[sel, None])
         self.ep_return[sel] = 0.0
         self.ep_length[sel] = 0
         self._play_opponents()
@@ -246,7 +247,7 @@ class _ShelfieVectorEnv(VectorEnv):
             obs = core.observe()
             infos["final_obs"] = np.where(ended[:, None], final_obs, 0.0).astype(np.float32)
             infos["_final_obs"] = ended.copy()
-            infos["final_info"] = {k: v for k, v in infos.items() if k in ("score", "_score", "scores", "_scores")}
+            infos["final_info"] = {k: v for k, v in infos.items() if k in ("score", "_score", "scores", "_scores", "seat", "_seat")}
             infos["_final_info"] = ended.copy()
         else:
             obs = core.observe()
@@ -261,6 +262,8 @@ class _ShelfieVectorEnv(VectorEnv):
             "_score": ended.copy(),
             "scores": np.where(ended[:, None], scores, 0),
             "_scores": ended.copy(),
+            "seat": np.where(ended, self.core.learner, 0),
+            "_seat": ended.copy(),
         }
 
     def action_masks(self) -> np.ndarray:
@@ -284,7 +287,7 @@ class SoloVectorEnv(_ShelfieVectorEnv):
         seed: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
-        super().__init__(num_envs, 1, autoreset_mode, learner_seat=0, opponents=(), points=points, seed=seed)
+        super().__init__(num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed)
 
 
 class VersusVectorEnv(_ShelfieVectorEnv):
@@ -294,7 +297,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         self,
         num_envs: int = 64,
         num_players: int = 2,
-        learner_seat: int | str = "random",
+        seat: int | None = None,
         opponents: str | Bot | Sequence[str | Bot] = "random",
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
@@ -304,7 +307,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 4:
             raise ValueError(f"num_players must be 2..4 for Versus, got {num_players!r}")
         super().__init__(
-            num_envs, int(num_players), autoreset_mode, learner_seat=learner_seat, opponents=opponents,
+            num_envs, int(num_players), autoreset_mode, seat=seat, opponents=opponents,
             reward_mode=reward_mode, points=points, seed=seed,
         )
 

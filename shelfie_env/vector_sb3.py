@@ -42,14 +42,14 @@ class ShelfieVecEnv(VecEnv):
         self,
         num_envs: int = 64,
         num_players: int = 1,
-        learner_seat: int | str = "random",
+        seat: int | None = None,
         opponents: str | Bot | Sequence[str | Bot] = "random",
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
     ) -> None:
         self.core = BatchedSeats(
-            num_envs, num_players, learner_seat=0 if num_players == 1 else learner_seat,
+            num_envs, num_players, seat=0 if num_players == 1 else seat,
             opponents=() if num_players == 1 else opponents, reward_mode=reward_mode, points=points, seed=seed,
         )
         obs_space = spaces.Box(0.0, 1.0, (observation_size(num_players),), np.float32)

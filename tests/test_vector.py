@@ -69,7 +69,7 @@ def test_versus_learner_on_turn_and_final_rewards(num_players: int) -> None:
 
 def test_versus_fixed_seat_and_reward_modes() -> None:
     for mode in ("score", "margin"):
-        env = VersusVectorEnv(8, num_players=3, learner_seat=2, reward_mode=mode, seed=5)
+        env = VersusVectorEnv(8, num_players=3, seat=2, reward_mode=mode, seed=5)
         env.reset()
         rng = np.random.default_rng(2)
         ended = False
@@ -89,15 +89,17 @@ class LowestLegal:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.seats: set[int] = set()
 
     def act(self, state: dict) -> int:
         self.calls += 1
+        self.seats.add(state["current_player"])
         return int(Game.from_dict(state).legal_actions()[0])
 
 
 def test_fallback_bot_moves_match_a_replay() -> None:
     bot = LowestLegal()
-    env = VersusVectorEnv(6, num_players=2, learner_seat=1, opponents=bot, seed=9)
+    env = VersusVectorEnv(6, num_players=2, seat=1, opponents=bot, seed=9)
     bot.calls = 0
     env.reset(seed=9)
     assert bot.calls >= 6  # seat 0 (the bot) opened every game
@@ -113,6 +115,20 @@ def test_fallback_bot_moves_match_a_replay() -> None:
     for _ in range(12):  # a turn has at most 3 reroll decisions and 4 circle decisions
         env.step(np.argmax(env.action_masks(), axis=1))
     assert bot.calls > calls  # the learner's turns ended and the bot replied
+
+
+def test_opponents_sit_in_the_other_seats_in_order() -> None:
+    bot = LowestLegal()
+    env = VersusVectorEnv(8, num_players=3, seat=1, opponents=[bot, "random"], seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        env.step(_random_legal(env.action_masks(), rng))
+    assert bot.seats == {0}
+    bot2 = LowestLegal()
+    env = VersusVectorEnv(8, num_players=3, seat=0, opponents=["random", bot2], seed=4)
+    for _ in range(100):
+        env.step(_random_legal(env.action_masks(), rng))
+    assert bot2.seats == {2}
 
 
 def test_next_step_and_same_step_autoreset() -> None:
@@ -146,8 +162,8 @@ def test_next_step_and_same_step_autoreset() -> None:
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="num_players"):
         VersusVectorEnv(2, num_players=1)
-    with pytest.raises(ValueError, match="learner_seat"):
-        VersusVectorEnv(2, num_players=2, learner_seat=2)
+    with pytest.raises(ValueError, match="seat"):
+        VersusVectorEnv(2, num_players=2, seat=2)
     with pytest.raises(ValueError, match="opponents"):
         VersusVectorEnv(2, num_players=3, opponents=["random"])
     with pytest.raises(ValueError, match="reward_mode"):
