@@ -533,6 +533,8 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         players = 2 if args.players is None else args.players
         if not 1 <= players <= MAX_PLAYERS:
             return _fail(f"--players must be 1-{MAX_PLAYERS}, got {players}")
+        if not 1 <= args.seat <= players:
+            return _fail(f"--seat must be 1-{players}, got {args.seat}")
         bot_name = args.bot or "greedy"
         if not args.bot and players > 1:
             bot_name, preloaded = default_bot(players, out)
