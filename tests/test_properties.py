@@ -123,6 +123,9 @@ def test_random_play_matches_the_spec_reference(
         assert _canonical_spent(new) == _canonical_spent(expected), (state, action)
         assert new["scores"] == [ref.score(bd, pts) for bd in new["boards"]]
         assert new["scores"] == g.scores() == [g.score(p) for p in range(num_players)]
+        for p in range(num_players):  # the engine's masks match the board: a cell is never both
+            assert g.circled[p] & g.crossed[p] == 0
+            assert g.board(p) == new["boards"][p]
         state = new
 
     assert state["phase"] == "over" and state["end_triggered"]

@@ -227,6 +227,7 @@ def test_cross_out_keeps_circled_cells_and_their_points_then_turn_ends() -> None
     assert before == (1 + 2 + 3 + 5) + (1 + 2 + 3)  # two rows; no column has 3 circles
     g.step(CROSS_BASE + BOOK)
     assert grid(g, 0)[BOOK] == "OOOXX"
+    assert g.circled[0] & g.crossed[0] == 0
     assert g.score(0) == before
     assert g.current == 1 and g.phase == REROLL
 
@@ -283,6 +284,7 @@ def test_lockout_of_a_row_crosses_only_rivals_non_circled_cells() -> None:
     assert grid(g, 0)[CAT] == "OOOOO"
     assert grid(g, 1)[CAT] == "OXXXX"
     assert grid(g, 2)[CAT] == "XOOXX"
+    assert all(g.circled[p] & g.crossed[p] == 0 for p in range(3))
     assert grid(g, 1)[:4] == ["....."] * 4 and grid(g, 2)[:4] == ["....."] * 4
     assert g.score(1) == 0 and g.score(2) == 0  # 1-2 circles in the row: nothing
 
