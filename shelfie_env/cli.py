@@ -21,7 +21,6 @@ from types import ModuleType
 from typing import Any, Callable, Sequence, TextIO
 
 from .actions import (
-    CIRCLE_BASE,
     CROSS_BASE,
     END_TURN,
     FACE_NAMES,
@@ -35,7 +34,7 @@ from .actions import (
     circle_action,
     decode_circle,
 )
-from .engine import CIRCLE, CROSS, MAX_PLAYERS, REROLL, Game
+from .engine import CROSS, MAX_PLAYERS, REROLL, Game
 from .errors import IllegalActionError, InvalidStateError
 from .render import player_label, render_text
 
@@ -452,7 +451,10 @@ def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | N
         rows.append([player_label(game, p, viewer, names)] + [str(v) for v in b["rows"] + b["cols"]]
                     + [str(game.score(p))])
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
     lines = ["Final score breakdown (rows and columns with at least 3 circles score):", fmt(head)]
     lines += [fmt(r) for r in rows]
     scores = game.scores()
