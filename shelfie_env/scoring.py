@@ -6,6 +6,7 @@ the cell of row ``r`` (symbol) and column ``c`` (needs ``c + 1`` dice).
 
 from __future__ import annotations
 
+import numbers
 from typing import Sequence
 
 DEFAULT_POINTS: tuple[tuple[int, ...], ...] = tuple((1, 2, 3, 5, 8) for _ in range(5))
@@ -27,7 +28,7 @@ def validate_points(points: object) -> tuple[tuple[int, ...], ...]:
     for row in rows:
         vals = []
         for v in row:
-            if isinstance(v, bool) or not float(v).is_integer() or v < 0:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not float(v).is_integer() or v < 0:
                 raise ValueError(f"points must be non-negative integers, got {v!r}")
             vals.append(int(v))
         out.append(tuple(vals))

@@ -468,11 +468,26 @@ def test_custom_points_table_is_used() -> None:
     assert Game.new(2, points=pts, rng=0).to_dict()["points"] == pts
 
 
-def test_invalid_points_table_is_refused() -> None:
-    with pytest.raises(ValueError):
-        Game.new(2, points=[[1, 2, 3, 5, 8]] * 4, rng=0)
-    with pytest.raises(ValueError):
-        Game.new(2, points=[[1, 2, 3, 5, -8]] * 5, rng=0)
+@pytest.mark.parametrize(
+    "pts",
+    [
+        [[1, 2, 3, 5, 8]] * 4,
+        [[1, 2, 3, 5, -8]] * 5,
+        [[1, 2, 3, 5, 8.5]] * 5,
+        [[1, 2, 3, 5, "8"]] * 5,  # regression: a string raised TypeError instead of ValueError
+        [[1, 2, 3, 5, None]] * 5,
+        [[1, 2, 3, 5, float("inf")]] * 5,
+        5,
+    ],
+)
+def test_invalid_points_table_is_refused(pts: object) -> None:
+    with pytest.raises(ValueError, match="points"):
+        Game.new(2, points=pts, rng=0)  # type: ignore[arg-type]
+
+
+def test_numpy_points_table_is_accepted() -> None:
+    g = Game.new(2, points=np.arange(25).reshape(5, 5), rng=0)
+    assert g.points[4] == (20, 21, 22, 23, 24)
 
 
 def test_ties_share_the_victory_scores_equal() -> None:
