@@ -94,7 +94,9 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
-    def __init__(self, num_players: int, render_mode: str | None, points: Sequence[Sequence[int]] | None) -> None:
+    def __init__(
+        self, num_players: int, render_mode: str | None, points: Sequence[Sequence[int]] | None
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.render_mode = render_mode
@@ -216,7 +218,9 @@ class VersusEnv(_ShelfieEnv):
     ) -> None:
         n = check_num_players(num_players, low=2)
         super().__init__(n, render_mode, points)
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
+        is_int = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
+        seat_ok = seat is None or (is_int and 0 <= seat < n)
+        if not seat_ok:
             raise ValueError(f"seat must be None (random) or an integer 0..{n - 1}, got {seat!r}")
         self.fixed_seat = None if seat is None else int(seat)
         self.seat = self.fixed_seat or 0
@@ -253,7 +257,8 @@ class VersusEnv(_ShelfieEnv):
                 _seeded_bot(s, int(self.np_random.integers(2**31))) if isinstance(s, str) else bot
                 for s, bot in zip(self._specs, self.opponents)
             ]
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
+        fixed = self.fixed_seat
+        self.seat = fixed if fixed is not None else int(self.np_random.integers(self.num_players))
         self._seat_bots()
         self.game = self._new_game(options)
         self._play_opponents()

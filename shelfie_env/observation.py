@@ -159,7 +159,8 @@ class ObservationEncoder:
         key = (table, observer, *circled, *crossed)
         players = _PLAYERS.get(key)
         if players is None:
-            seats = [_seat_blocks(table, circled[s % n], crossed[s % n]) for s in range(observer, observer + n)]
+            order = [(observer + k) % n for k in range(n)]
+            seats = [_seat_blocks(table, circled[s], crossed[s]) for s in order]
             players = (
                 np.concatenate([b[0] for b in seats]),
                 np.concatenate([b[1] for b in seats] + [b[2] for b in seats]),
@@ -168,7 +169,9 @@ class ObservationEncoder:
                 _PLAYERS.clear()
             _PLAYERS[key] = players
         rel = (game.current - observer) % n
-        tkey = (*game.dice, *game.spent, game.rolls_left, game.circles, game.phase, game.end_triggered, rel, n)
+        # everything the turn block shows (its length depends on n)
+        end = game.end_triggered
+        tkey = (*game.dice, *game.spent, game.rolls_left, game.circles, game.phase, end, rel, n)
         turn = _TURNS.get(tkey)
         if turn is None:
             turn = np.zeros(60 + n, dtype=np.float32)

@@ -121,7 +121,7 @@ _HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "trun
 
 
 class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper``: a fast path for int actions, a message naming the bad action."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper``: fast path for int actions, messages naming the action."""
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
@@ -201,7 +201,8 @@ def final_rewards(scores: Sequence[int], reward_mode: str) -> list[float]:
 def check_reward_mode(reward_mode: object) -> str:
     """Return ``reward_mode`` or raise a ValueError listing the valid modes."""
     if reward_mode not in REWARD_MODES:
-        raise ValueError(f"reward_mode must be one of {', '.join(map(repr, REWARD_MODES))}, got {reward_mode!r}")
+        modes = ", ".join(map(repr, REWARD_MODES))
+        raise ValueError(f"reward_mode must be one of {modes}, got {reward_mode!r}")
     return reward_mode  # type: ignore[return-value]
 
 
@@ -274,8 +275,10 @@ class raw_env(AECEnv, EzPickle):
         if options:
             unknown = set(options) - _OPTION_KEYS
             if unknown:
-                warnings.warn(f"shelfie_v0.reset ignores unknown option(s) {sorted(unknown)}; known: ['state']",
-                              stacklevel=2)
+                warnings.warn(
+                    f"shelfie_v0.reset ignores unknown option(s) {sorted(unknown)}; known: ['state']",
+                    stacklevel=2,
+                )
             state = options.get("state")
         if state is not None:
             game = Game.from_dict(state, rng=self._rng)
@@ -350,7 +353,7 @@ class raw_env(AECEnv, EzPickle):
     def render(self) -> str | None:
         """Text of the table ("ansi") or print it ("human")."""
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            warnings.warn("render() called without a render_mode; pass 'ansi' or 'human'", stacklevel=2)
             return None
         if self.game is None:
             raise RuntimeError("call reset() before render()")

@@ -26,7 +26,7 @@ def random_legal(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
 
 
 def play_out(env, rng: np.random.Generator, check=None) -> None:
-    """Random legal play until every agent is removed; ``check(env, agent, obs)`` runs before each live move."""
+    """Random legal play until every agent is removed; ``check(env, agent, obs)`` runs before each move."""
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -59,8 +59,9 @@ def test_render_test(capsys: pytest.CaptureFixture[str]) -> None:
 def test_metadata_spaces_and_agents() -> None:
     env = shelfie_v0.env(num_players=3)
     env.reset(seed=0)
-    assert env.metadata == {"render_modes": ["ansi", "human"], "name": "shelfie_v0", "is_parallelizable": False,
-                            "render_fps": 2}
+    assert env.metadata == {
+        "render_modes": ["ansi", "human"], "name": "shelfie_v0", "is_parallelizable": False, "render_fps": 2
+    }
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     space = env.observation_space("player_1")
     assert space["observation"].shape == (observation_size(3),) == (62 * 3 + 60,)
@@ -124,6 +125,20 @@ def test_observation_matches_reference_encoder_for_every_agent() -> None:
     for seed in range(2):
         env.reset(seed=seed)
         play_out(env, np.random.default_rng(seed), check)
+
+
+def test_memoised_encoder_keeps_player_counts_apart() -> None:
+    # The memo is shared by all envs of a process: the same dice/turn in games of
+    # different sizes must still give each its own (correctly sized) vector.
+    from shelfie_env.engine import Game
+    from shelfie_env.observation import ObservationEncoder
+
+    for n in (1, 2, 3, 4, 3, 2, 1):
+        game = Game.from_dict(make_state(num_players=n, boards=[board()] * n, phase="reroll", rolls_left=2,
+                                         dice=[0, 1, 1, 3, 4, 5]))
+        for seat in range(n):
+            got = ObservationEncoder(n).encode(game, seat)
+            np.testing.assert_array_equal(got, encode(game, seat))
 
 
 def test_observations_are_fresh_arrays() -> None:
