@@ -28,32 +28,35 @@ score difference; solo it is the expected final score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..engine import Game
 from ..scoring import COL_MASKS, FULL, ROW_MASKS
-from .lines import line_points, line_tables, shelf_values
+from .lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
 
 _ROW_MASKS = np.array(ROW_MASKS, dtype=np.int64)
 _COL_MASKS = np.array(COL_MASKS, dtype=np.int64)
 _LINE_MASKS = np.concatenate([_ROW_MASKS, _COL_MASKS])
 _COLUMN_OF_BIT = np.array([b % 5 for b in range(25)])
+_PATTERN_BITS = ((np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1).astype(bool)  # (32, 5)
 
 
 @dataclass(frozen=True)
 class Weights:
     """Tunable parameters of the evaluation (defaults tuned on small arenas)."""
 
-    hit: tuple[float, ...] = (0.5, 0.35, 0.2, 0.1, 0.04)
+    hit: tuple[float, ...] = (0.12, 0.14, 0.16, 0.115, 0.03)
     """Per-turn chance that a free cell of column c (needs c+1 dice) gets circled."""
     rival_weight: float = 1.0
     """Weight of the rivals' expected score (1 = maximise the score difference)."""
     threat: float = 1.0
     """Scale of the discount of our cells in lines a rival may complete first."""
-    pace: tuple[float, ...] = field(default=(0.4, 1.0))
-    """Rounds-left estimate: ``pace[0] * free cells of the fullest shelf + pace[1]`` (see rounds_left)."""
+    lockout: float = 1.0
+    """Scale of the rivals' expected loss from lines we may complete later."""
+    pace: tuple[float, ...] = (0.27, 0.35, -0.59)
+    """Rounds-left estimate coefficients (see :func:`rounds_left`)."""
 
 
 def full_rows_many(filled: np.ndarray) -> np.ndarray:
@@ -64,18 +67,19 @@ def full_rows_many(filled: np.ndarray) -> np.ndarray:
 def rounds_left(game: Game, weights: Weights) -> float:
     """Estimated rounds after the current one, for an untriggered game.
 
-    The end comes when one shelf has two rows with no free cell; the shelf
-    closest to it sets the pace: its free cells in its two emptiest... fullest
-    rows, and its free cells overall.
+    The end comes when one shelf has two rows with no free cell, so the shelf
+    closest to it sets the pace: ``a * (fewest free cells in two rows of one
+    shelf) + b * (fewest free cells of one shelf) + c`` with ``(a, b, c) =
+    weights.pace`` (a least-squares fit on self-play games, see docs/planner.md).
     """
-    best = None
+    two_rows = total = 99
     for q in range(game.num_players):
         filled = game.circled[q] | game.crossed[q]
         free_rows = sorted(5 - bin(filled >> (5 * r) & 31).count("1") for r in range(5))
-        key = free_rows[0] + free_rows[1]
-        best = key if best is None else min(best, key)
-    a, b = weights.pace
-    return max(0.0, a * float(best) * 2.5 + b - 1.0) if best is not None else 0.0
+        two_rows = min(two_rows, free_rows[0] + free_rows[1])
+        total = min(total, sum(free_rows))
+    a, b, c = weights.pace
+    return max(0.0, a * two_rows + b * total + c)
 
 
 class Context:
@@ -93,30 +97,42 @@ class Context:
         self.already_triggered = bool(game.end_triggered)
         self.points = line_points(game.table.points)
         self._zero = line_tables(np.zeros(25), self.points)
-        hit = np.array(weights.hit, dtype=np.float64)[_COLUMN_OF_BIT]
-        self._hit = hit
+        self._hit = np.array(weights.hit, dtype=np.float64)[_COLUMN_OF_BIT]
         R = 0.0 if self.already_triggered else rounds_left(game, weights)
         self.rounds = R
-        # Threat each player faces: chance some other player completes each line first.
-        base_q = [self._base_prob(q, R + (1 if q > p else 0)) for q in range(n)]
-        completes = [self._completion_prob(q, base_q[q]) for q in range(n)]  # (10,) each
-        self._threat = []
-        for q in range(n):
-            safe = np.ones(10)
-            for o in range(n):
-                if o != q:
-                    safe *= 1.0 - weights.threat * completes[o]
-            self._threat.append(safe)
-        # Tables: mine when the game goes on; rivals' when it goes on / is triggered.
-        self._me_go = self._table(p, R)
-        self._riv_go = [self._table(q, R + (1 if q > p else 0)) for q in self.rivals]
-        self._riv_end = [self._table(q, 1.0) if q > p else self._zero for q in self.rivals]
+        turns = {q: R + (1 if q > p else 0) for q in range(n)}
+        base_q = {q: self._base_prob(q, turns[q]) for q in range(n)}
+        completes = {q: self._completion_prob(q, base_q[q]) for q in range(n)}
+        # My cells: discounted by the rivals' chances of completing their lines first.
+        self._me_q = base_q[p] * self._cell_safe([completes[o] for o in self.rivals])
+        self._me_go = line_tables(self._me_q, self.points)
+        # Rivals: tables without my threat (that one follows my move, see _lockout_risk).
+        self._riv_go, self._riv_end, self._riv_damage = [], [], []
+        for q in self.rivals:
+            others = [completes[o] for o in self.rivals if o != q]
+            table = line_tables(base_q[q] * self._cell_safe(others), self.points) if turns[q] > 0 else self._zero
+            self._riv_go.append(table)
+            self._riv_end.append(self._table_for(q, 1.0, others) if q > p else self._zero)
+            self._riv_damage.append(self._line_damage(q, table))
+        # _me_prod[L, free5]: product of my q over the free cells (pattern free5) of line L.
+        q_line = self._me_q[LINE_CELLS]  # (10, 5)
+        self._me_prod = np.prod(np.where(_PATTERN_BITS[None, :, :], q_line[:, None, :], 1.0), axis=2)
 
     # ----------------------------------------------------------- building blocks
     def _base_prob(self, q: int, turns: float) -> np.ndarray:
         free = FULL & ~(self.game.circled[q] | self.game.crossed[q])
         bits = (free >> np.arange(25)) & 1
         return bits * (1.0 - (1.0 - self._hit) ** max(turns, 0.0))
+
+    def _cell_safe(self, completes: list[np.ndarray]) -> np.ndarray:
+        """Per cell: chance no listed player completes its row or column first."""
+        safe = np.ones(10)
+        for comp in completes:
+            safe *= 1.0 - np.clip(self.weights.threat * comp, 0.0, 1.0)
+        return safe[:5].repeat(5) * np.tile(safe[5:], 5)  # bit 5r+c: row r times column c
+
+    def _table_for(self, q: int, turns: float, others: list[np.ndarray]) -> np.ndarray:
+        return line_tables(self._base_prob(q, turns) * self._cell_safe(others), self.points)
 
     def _completion_prob(self, q: int, prob: np.ndarray) -> np.ndarray:
         """Chance player q completes each of the 10 lines (0 if one of its cells is crossed)."""
@@ -129,13 +145,24 @@ class Context:
             out[i] = float(np.prod(prob[bits]))
         return out
 
-    def _table(self, q: int, turns: float) -> np.ndarray:
-        if turns <= 0:
-            return self._zero
-        prob = self._base_prob(q, turns)
-        safe = self._threat[q]
-        cell_safe = safe[:5].repeat(5) * np.tile(safe[5:], 5)  # row r factor * column c factor
-        return line_tables(prob * cell_safe, self.points)
+    def _line_damage(self, q: int, table: np.ndarray) -> np.ndarray:
+        """What rival q would lose if each line's free cells were crossed by a lockout."""
+        c, x = self.game.circled[q], self.game.crossed[q]
+        locked = np.array([x | (m & ~c) for m in _LINE_MASKS.tolist()], dtype=np.int64)
+        base = shelf_values(table, np.array([c]), np.array([x]))[0]
+        return base - shelf_values(table, np.full(10, c), locked)
+
+    def _lockout_risk(self, circled: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+        """(n, 10): chance I complete each line later, from each candidate shelf of mine."""
+        out = np.zeros(circled.shape + (10,))
+        tc, tx = transpose_many(circled), transpose_many(crossed)
+        for i in range(10):
+            s = 5 * (i % 5)
+            c5 = (circled >> s if i < 5 else tc >> s) & 31
+            x5 = (crossed >> s if i < 5 else tx >> s) & 31
+            open_ = (x5 == 0) & (c5 != 31)
+            out[:, i] = np.where(open_, self._me_prod[i][31 & ~c5], 0.0)
+        return out
 
     # -------------------------------------------------------------- evaluation
     def evaluate(self, circled: np.ndarray, crossed: np.ndarray) -> np.ndarray:
@@ -150,13 +177,11 @@ class Context:
                 lock |= np.where(circled & m == m, m, 0)
         triggered = np.full(circled.shape, self.already_triggered)
         triggered |= full_rows_many(circled | crossed) >= 2
-        riv_circ, riv_cross = [], []
+        riv_cross = []
         for q in self.rivals:
-            c = g.circled[q]
-            x = g.crossed[q] | (lock & ~c)
-            riv_circ.append(c)
+            x = g.crossed[q] | (lock & ~g.circled[q])
             riv_cross.append(x)
-            triggered |= full_rows_many(c | x) >= 2
+            triggered |= full_rows_many(g.circled[q] | x) >= 2
         me = np.where(
             triggered,
             shelf_values(self._zero, circled, crossed),
@@ -164,15 +189,13 @@ class Context:
         )
         if not self.rivals:
             return me
+        risk = self._lockout_risk(circled, crossed) * self.weights.lockout  # (n, 10)
         riv = np.zeros(circled.shape)
-        for i in range(len(self.rivals)):
-            c = np.full(circled.shape, riv_circ[i])
+        for i, q in enumerate(self.rivals):
+            c = np.full(circled.shape, g.circled[q])
             x = riv_cross[i]
-            riv += np.where(
-                triggered,
-                shelf_values(self._riv_end[i], c, x),
-                shelf_values(self._riv_go[i], c, x),
-            )
+            go = shelf_values(self._riv_go[i], c, x) - np.clip(risk, 0.0, 1.0) @ self._riv_damage[i]
+            riv += np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
         return me - self.weights.rival_weight * riv / len(self.rivals)
 
     def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
