@@ -6,6 +6,6 @@ subpackage, so ``import shelfie_env`` works without it.
 
 from __future__ import annotations
 
-from .engine import BatchedGame, seed_streams
+from .engine import BatchedGame, random_legal_actions, seed_streams
 
-__all__ = ["BatchedGame", "seed_streams"]
+__all__ = ["BatchedGame", "random_legal_actions", "seed_streams"]

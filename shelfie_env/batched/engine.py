@@ -50,6 +50,20 @@ def seed_streams(seed: int | np.random.SeedSequence | None, n: int) -> np.ndarra
     return ss.generate_state(n, dtype=np.uint64)
 
 
+def random_legal_actions(masks: np.ndarray, streams: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """A uniformly random legal action per row of an ``(N, 120)`` bool mask (-1 for an empty row).
+
+    ``streams`` is an ``(N,)`` uint64 array of stream states (see :func:`seed_streams`), advanced in place.
+    """
+    m = np.ascontiguousarray(masks, dtype=np.bool_)
+    if m.ndim != 2 or m.shape[1] != NUM_ACTIONS or streams.shape != (m.shape[0],) or streams.dtype != np.uint64:
+        raise ValueError("masks must be (N, 120) and streams a uint64 array of shape (N,)")
+    if out is None:
+        out = np.empty(m.shape[0], dtype=np.int64)
+    K.random_actions(m, streams, out)
+    return out
+
+
 class BatchedGame:
     """``num_envs`` independent games of ``num_players`` players.
 

@@ -1,0 +1,368 @@
+"""Throughput benchmark of shelfie-env (random legal play), printed as a table and saved as JSON.
+
+Measured side by side in one run, each figure the median of ``--repeats`` runs
+of ``--seconds`` seconds:
+
+1. PettingZoo AEC: ``shelfie_v0.env()`` vs ``connect_four_v3.env()``, the same
+   ``agent_iter`` loop with a uniformly random legal action (steps/s, ratio).
+2. The batched engine (``shelfie_env.batched.BatchedGame``, 2 players) at
+   N = 1, 64, 1024, 4096: one call draws a random legal action per game, one
+   call steps all games, finished games are reset; with and without computing
+   the (N, 184) observations each step; peak memory (tracemalloc) of the engine.
+3. Gymnasium vector envs (Solo, Versus vs ``random``) and the SB3 adapter at
+   N = 64 with random legal actions.
+4. MaskablePPO fps: through the SB3 adapter (64 games) vs on a ``DummyVecEnv``
+   of 8 scalar ``shelfie/Versus-v0`` envs (same hyperparameters, same number
+   of samples per rollout, one torch thread for both).
+5. pgx ``connect_four`` random play, jitted + vmapped, at N = 64 and 1024, run
+   by ``--pgx-python`` (a Python with ``pgx`` and ``jax``) in a subprocess;
+   skipped with the reason printed when that Python is missing.
+
+    python scripts/bench_env.py [--json artifacts/bench.json] [--pgx-python /work/pgx-venv/bin/python]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PGX = "/work/pgx-venv/bin/python"
+
+
+def timed_rate(run: Callable[[], int], seconds: float, repeats: int) -> dict[str, Any]:
+    """Median of ``repeats`` rates; ``run()`` does a chunk of work and returns its step count."""
+    run()  # warm-up (compilation, caches)
+    rates = []
+    for _ in range(repeats):
+        steps = 0
+        t0 = time.perf_counter()
+        while True:
+            steps += run()
+            elapsed = time.perf_counter() - t0
+            if elapsed >= seconds:
+                break
+        rates.append(steps / elapsed)
+    return {"steps_per_s": statistics.median(rates), "repeats": rates}
+
+
+# ---------------------------------------------------------------- 1. AEC envs
+def aec_chunk(env: Any, rng: np.random.Generator, episodes: int = 5) -> Callable[[], int]:
+    """Random legal play over ``episodes`` whole games (the loop is the same for every env)."""
+    state = {"seed": 0}
+
+    def run() -> int:
+        steps = 0
+        for _ in range(episodes):
+            env.reset(seed=state["seed"])
+            state["seed"] += 1
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = int(legal[rng.integers(len(legal))])
+                env.step(action)
+                steps += 1
+        return steps
+
+    return run
+
+
+def bench_aec(seconds: float, repeats: int) -> dict[str, Any]:
+    from pettingzoo.classic import connect_four_v3
+
+    from shelfie_env import shelfie_v0
+
+    out: dict[str, Any] = {}
+    for name, make in (("connect_four_v3", connect_four_v3.env), ("shelfie_v0", shelfie_v0.env)):
+        out[name] = timed_rate(aec_chunk(make(), np.random.default_rng(0)), seconds, repeats)
+    out["ratio"] = out["shelfie_v0"]["steps_per_s"] / out["connect_four_v3"]["steps_per_s"]
+    return out
+
+
+# ------------------------------------------------------------ 2. batched engine
+def engine_chunk(n: int, with_obs: bool, calls: int) -> Callable[[], int]:
+    from shelfie_env.batched import BatchedGame
+
+    game = BatchedGame(n, 2, seed=0)
+    actions = np.empty(n, dtype=np.int64)
+    obs = np.empty((n, game.obs_size), dtype=np.float32)
+
+    def run() -> int:
+        for _ in range(calls):
+            game.random_actions(out=actions)
+            if game.step(actions):
+                game.reset(which=game.done)
+            if with_obs:
+                game.observe(out=obs)
+        return calls * n
+
+    return run
+
+
+def engine_peak_memory(n: int) -> int:
+    """Peak bytes allocated (tracemalloc) building the engine and playing 50 steps with observations."""
+    from shelfie_env.batched import BatchedGame
+
+    tracemalloc.start()
+    try:
+        game = BatchedGame(n, 2, seed=0)
+        actions = np.empty(n, dtype=np.int64)
+        obs = np.empty((n, game.obs_size), dtype=np.float32)
+        for _ in range(50):
+            game.random_actions(out=actions)
+            if game.step(actions):
+                game.reset(which=game.done)
+            game.observe(out=obs)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def bench_engine(sizes: list[int], seconds: float, repeats: int) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        calls = max(1, 4096 // n)
+        row: dict[str, Any] = {"n": n}
+        row["state_mask"] = timed_rate(engine_chunk(n, False, calls), seconds, repeats)
+        row["with_obs"] = timed_rate(engine_chunk(n, True, calls), seconds, repeats)
+        row["peak_bytes"] = engine_peak_memory(n)
+        rows.append(row)
+    return rows
+
+
+# -------------------------------------------------------------- 3. vector envs
+def bench_vector(n: int, seconds: float, repeats: int) -> dict[str, Any]:
+    from shelfie_env.batched import random_legal_actions, seed_streams
+    from shelfie_env.vector import SoloVectorEnv, VersusVectorEnv
+    from shelfie_env.vector_sb3 import ShelfieVecEnv
+
+    streams = seed_streams(1, n)
+    actions = np.empty(n, dtype=np.int64)
+    out: dict[str, Any] = {"n": n}
+    for name, env in (("gym_solo", SoloVectorEnv(n, seed=0)), ("gym_versus", VersusVectorEnv(n, seed=0))):
+        env.reset(seed=0)
+
+        def run(env: Any = env) -> int:
+            for _ in range(16):
+                random_legal_actions(env.action_masks(), streams, out=actions)
+                env.step(actions)
+            return 16 * n
+
+        out[name] = timed_rate(run, seconds, repeats)
+    for name, players in (("sb3_solo", 1), ("sb3_versus", 2)):
+        venv = ShelfieVecEnv(n, num_players=players, seed=0)
+        venv.reset()
+
+        def run_sb3(venv: Any = venv) -> int:
+            from sb3_contrib.common.maskable.utils import get_action_masks
+
+            for _ in range(16):
+                random_legal_actions(get_action_masks(venv), streams, out=actions)
+                venv.step(actions)
+            return 16 * n
+
+        out[name] = timed_rate(run_sb3, seconds, repeats)
+    return out
+
+
+# ------------------------------------------------------------ 4. MaskablePPO fps
+def ppo_fps(kind: str, timesteps: int, rollout: int) -> tuple[float, float]:
+    """(rollout fps, overall fps) of a short MaskablePPO run.
+
+    Rollout fps is what SB3 logs as ``time/fps`` after the first rollout:
+    samples collected per second of ``collect_rollouts`` (env steps, masks and
+    policy forward passes). Overall fps also counts the gradient updates, which
+    cost the same per sample whatever the env.
+    """
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import shelfie_env  # noqa: F401  (registers the gym ids)
+    from shelfie_env.vector_sb3 import ShelfieVecEnv
+
+    class RolloutClock(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seconds = 0.0
+            self._t = 0.0
+
+        def _on_rollout_start(self) -> None:
+            self._t = time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            self.seconds += time.perf_counter() - self._t
+
+        def _on_step(self) -> bool:
+            return True
+
+    torch.set_num_threads(1)
+    if kind == "adapter":
+        env: Any = ShelfieVecEnv(64, num_players=2, seed=0)
+    else:
+        env = DummyVecEnv([lambda: gym.make("shelfie/Versus-v0") for _ in range(8)])
+    model = MaskablePPO("MlpPolicy", env, n_steps=rollout // env.num_envs, batch_size=64, seed=0, device="cpu")
+    clock = RolloutClock()
+    t0 = time.perf_counter()
+    model.learn(timesteps, callback=clock)
+    total = time.perf_counter() - t0
+    return model.num_timesteps / clock.seconds, model.num_timesteps / total
+
+
+def bench_ppo(timesteps: int, rollout: int, repeats: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"timesteps": timesteps, "rollout": rollout}
+    for kind in ("adapter", "dummy8"):
+        runs = [ppo_fps(kind, timesteps, rollout) for _ in range(repeats)]
+        out[kind] = {
+            "rollout_fps": statistics.median(r[0] for r in runs),
+            "overall_fps": statistics.median(r[1] for r in runs),
+            "repeats": runs,
+        }
+    out["rollout_ratio"] = out["adapter"]["rollout_fps"] / out["dummy8"]["rollout_fps"]
+    out["overall_ratio"] = out["adapter"]["overall_fps"] / out["dummy8"]["overall_fps"]
+    return out
+
+
+# ------------------------------------------------------------------- 5. pgx
+def bench_pgx(python: str, sizes: list[int], seconds: float, repeats: int) -> dict[str, Any]:
+    if not Path(python).exists():
+        return {"skipped": f"no pgx Python at {python} (pip install pgx jax into a venv, pass --pgx-python)"}
+    cmd = [python, str(ROOT / "scripts" / "_bench_pgx.py"), str(seconds), str(repeats), *map(str, sizes)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"skipped": f"pgx run failed: {exc}"}
+    if proc.returncode != 0:
+        return {"skipped": f"pgx run failed: {proc.stderr.strip().splitlines()[-1:]}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------- report
+def machine() -> dict[str, Any]:
+    import numba
+
+    info: dict[str, Any] = {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "loadavg_at_start": os.getloadavg(),
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu_model"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return info
+
+
+def fmt(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def table(res: dict[str, Any]) -> str:
+    lines = ["| what | N | steps/s | note |", "|---|---:|---:|---|"]
+    aec = res.get("aec")
+    if aec:
+        lines.append(f"| PettingZoo `connect_four_v3.env()` (AEC) | 1 | {fmt(aec['connect_four_v3']['steps_per_s'])} | |")
+        lines.append(
+            f"| `shelfie_v0.env()` (AEC) | 1 | {fmt(aec['shelfie_v0']['steps_per_s'])} | "
+            f"ratio to connect_four {aec['ratio']:.2f} |"
+        )
+    pgx = {r["n"]: r for r in res.get("pgx", {}).get("results", [])}
+    for row in res.get("engine", []):
+        n = row["n"]
+        note = f"peak {row['peak_bytes'] / 2**20:.1f} MiB"
+        if n in pgx:
+            note += f"; {row['state_mask']['steps_per_s'] / pgx[n]['steps_per_s']:.2f}x pgx"
+        lines.append(f"| batched engine (state + masks) | {n} | {fmt(row['state_mask']['steps_per_s'])} | {note} |")
+        lines.append(f"| batched engine + observations | {n} | {fmt(row['with_obs']['steps_per_s'])} | |")
+    for n, r in sorted(pgx.items()):
+        lines.append(f"| pgx `connect_four` jit+vmap ({res['pgx'].get('pgx', '?')}) | {n} | {fmt(r['steps_per_s'])} | |")
+    if "skipped" in res.get("pgx", {}):
+        lines.append(f"| pgx `connect_four` | | skipped | {res['pgx']['skipped']} |")
+    vec = res.get("vector")
+    if vec:
+        for key, label in (
+            ("gym_solo", "Gymnasium `SoloVectorEnv`"),
+            ("gym_versus", "Gymnasium `VersusVectorEnv` (vs random)"),
+            ("sb3_solo", "SB3 `ShelfieVecEnv` solo"),
+            ("sb3_versus", "SB3 `ShelfieVecEnv` 2p (vs random)"),
+        ):
+            lines.append(f"| {label} | {vec['n']} | {fmt(vec[key]['steps_per_s'])} | learner steps, random legal actions |")
+    ppo = res.get("ppo")
+    if ppo:
+        a, d = ppo["adapter"], ppo["dummy8"]
+        lines.append(
+            f"| MaskablePPO via SB3 adapter (2p vs random) | 64 | {fmt(a['rollout_fps'])} | rollout fps "
+            f"({ppo['rollout_ratio']:.2f}x DummyVecEnv); with updates {fmt(a['overall_fps'])} "
+            f"({ppo['overall_ratio']:.2f}x) |"
+        )
+        lines.append(
+            f"| MaskablePPO via `DummyVecEnv` of 8 `shelfie/Versus-v0` | 8 | {fmt(d['rollout_fps'])} | rollout fps; "
+            f"with updates {fmt(d['overall_fps'])} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--json", default=str(ROOT / "artifacts" / "bench.json"), help="where to save the results")
+    p.add_argument("--pgx-python", default=DEFAULT_PGX, help="a Python with pgx and jax installed")
+    p.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs per figure (the median is reported)")
+    p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096], help="batch sizes of the engine")
+    p.add_argument("--ppo-timesteps", type=int, default=4096, help="MaskablePPO samples per fps run")
+    p.add_argument("--skip", nargs="*", default=[], choices=["aec", "engine", "vector", "ppo", "pgx"])
+    args = p.parse_args(argv)
+    if args.repeats < 1 or args.seconds <= 0:
+        p.error("--repeats must be >= 1 and --seconds > 0")
+    res: dict[str, Any] = {"machine": machine(), "args": vars(args)}
+    steps = [
+        ("aec", lambda: bench_aec(args.seconds, args.repeats)),
+        ("engine", lambda: bench_engine(args.sizes, args.seconds, args.repeats)),
+        ("pgx", lambda: bench_pgx(args.pgx_python, [n for n in (64, 1024) if n in args.sizes] or [64, 1024],
+                                  args.seconds, args.repeats)),
+        ("vector", lambda: bench_vector(64, args.seconds, args.repeats)),
+        ("ppo", lambda: bench_ppo(args.ppo_timesteps, 2048, args.repeats)),
+    ]
+    for name, fn in steps:
+        if name in args.skip:
+            continue
+        t0 = time.perf_counter()
+        res[name] = fn()
+        print(f"[{name}] done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    if isinstance(res.get("pgx"), dict) and "skipped" in res["pgx"]:
+        print(f"pgx skipped: {res['pgx']['skipped']}")
+    m = res["machine"]
+    print(f"machine: {m.get('cpu_model', m['processor'])}, {m['cpus']} CPUs, load average at start {m['loadavg_at_start']}")
+    print(table(res))
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res, indent=2, default=str))
+    print(f"saved {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
