@@ -127,5 +127,6 @@ def grid(game: Game, player: int) -> list[str]:
 
 
 @pytest.fixture
-def dice() -> ScriptedDice:
+def scripted_dice() -> ScriptedDice:
+    """An empty :class:`ScriptedDice`; ``push`` faces before the engine rolls."""
     return ScriptedDice()

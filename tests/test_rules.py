@@ -498,6 +498,11 @@ def test_ties_share_the_victory_scores_equal() -> None:
     assert s[0] == s[1] == 6 and s[2] == 12
     g = make_game(boards=[b, b], phase="reroll", rolls_left=2)
     assert g.scores() == [6, 6]
+    from shelfie_env.shelfie_v0 import final_rewards  # the SPEC §6 rank reward: a tie is not a loss
+
+    assert final_rewards([6, 6], "rank") == [0.0, 0.0]
+    assert final_rewards([6, 6, 12], "rank") == [-0.5, -0.5, 1.0]
+    assert final_rewards([12, 12, 6], "rank") == [0.5, 0.5, -1.0]
 
 
 def test_solo_game_plays_to_the_end() -> None:
