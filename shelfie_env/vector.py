@@ -145,7 +145,9 @@ class BatchedSeats:
         if self.num_players == 1:
             rewards = b.scores[:, 0] - before
         else:
-            rewards = np.where(ended, self.final_rewards(), 0.0)
+            rewards = np.zeros(self.num_envs, dtype=np.float64)
+            if ended.any():
+                rewards[ended] = self.final_rewards(ended)
         if active is not None:
             rewards = np.where(active, rewards, 0.0)
             self.ep_length += active
@@ -154,15 +156,18 @@ class BatchedSeats:
         self.ep_return += rewards
         return rewards.astype(np.float64), ended
 
-    def final_rewards(self) -> np.ndarray:
-        """The learner's end-of-game reward in every game (as if each game ended now)."""
+    def final_rewards(self, which: np.ndarray | None = None) -> np.ndarray:
+        """The learner's end-of-game reward in the games ``which`` (default all), as if they ended now."""
         scores = self.batch.scores.astype(np.float64)
-        rows = np.arange(self.num_envs)
-        own = scores[rows, self.learner]
+        learner = self.learner
+        if which is not None:
+            scores, learner = scores[which], learner[which]
+        rows = np.arange(len(scores))
+        own = scores[rows, learner]
         if self.reward_mode == "score":
             return own
         others = scores.copy()
-        others[rows, self.learner] = np.nan
+        others[rows, learner] = np.nan
         if self.reward_mode == "margin":
             return own - np.nanmax(others, axis=1)
         lower = np.sum(others < own[:, None], axis=1)
