@@ -47,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # e.g. an unreadable database file
         print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)
         return 1
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+    # Keep idle connections longer than a client's usual keep-alive expiry (5 s in httpx and
+    # browsers' polling cadence), so a reused connection is not closed under a request in flight.
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=20)
     server = uvicorn.Server(config)
 
     def announce() -> None:

@@ -1,0 +1,240 @@
+"""Load test of the web table: many concurrent games through the HTTP API on loopback.
+
+Starts ``shelfie serve`` (uvicorn) in a subprocess on a free port with a fresh
+SQLite file, then plays ``--games`` games at once (asyncio + httpx): each game
+is one human seat (random legal moves sent by this script) against a bot seat
+played by the server. All games run at once, spread over ``--workers`` client
+processes (an asyncio + httpx client costs more CPU per request than the server). Reports throughput, latency percentiles and errors; exits
+non-zero if any request failed or any game did not finish.
+
+    python scripts/load_test.py --games 200 --bot random
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+
+@dataclass
+class Stats:
+    """Latencies (seconds) per request kind, errors, and counts."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {"create": [], "action": [], "replay": []})
+    errors: list[str] = field(default_factory=list)
+    games_done: int = 0
+    human_moves: int = 0
+    total_moves: int = 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int, db: Path, log: Path) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "shelfie_env.web.cli", "--port", str(port), "--db", str(db),
+           "--no-browser", "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited early:\n{log.read_text()}")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=1).raise_for_status()
+            return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("server did not start within 60 s")
+
+
+async def timed(stats: Stats, kind: str, coro: Any) -> httpx.Response:
+    t0 = time.perf_counter()
+    response = await coro
+    stats.latencies[kind].append(time.perf_counter() - t0)
+    return response
+
+
+async def play_game(client: httpx.AsyncClient, bot: str, seed: int, stats: Stats, start: asyncio.Event) -> None:
+    """One game: create it, send random legal moves for seat 0 until it is over, fetch the replay."""
+    rng = random.Random(seed)
+    await start.wait()
+    try:
+        spec = {"seats": [{"type": "human", "name": f"load {seed}"}, {"type": "bot", "bot": bot}]}
+        r = await timed(stats, "create", client.post("/api/games", json=spec))
+        if r.status_code != 201:
+            stats.errors.append(f"create: {r.status_code} {r.text[:200]}")
+            return
+        view = r.json()
+        gid, token = view["game_id"], view["tokens"]["0"]
+        while not view["over"]:
+            action = rng.choice(view["legal"])["action"]
+            body = {"seat": 0, "token": token, "action": action, "expect": view["num_moves"]}
+            r = await timed(stats, "action", client.post(f"/api/games/{gid}/actions", json=body))
+            if r.status_code != 200:
+                stats.errors.append(f"action: {r.status_code} {r.text[:200]}")
+                return
+            view = r.json()
+            stats.human_moves += 1
+        r = await timed(stats, "replay", client.get(f"/api/games/{gid}/replay"))
+        if r.status_code != 200 or r.json()["version"] != 1 or len(r.json()["actions"]) != view["num_moves"]:
+            stats.errors.append(f"replay: {r.status_code} {r.text[:200]}")
+            return
+        stats.total_moves += view["num_moves"]
+        stats.games_done += 1
+    except (httpx.HTTPError, KeyError, ValueError) as exc:
+        stats.errors.append(f"{type(exc).__name__}: {exc}")
+
+
+def merge(parts: list[Stats]) -> Stats:
+    total = Stats()
+    for st in parts:
+        for kind, values in st.latencies.items():
+            total.latencies[kind].extend(values)
+        total.errors.extend(st.errors)
+        total.games_done += st.games_done
+        total.human_moves += st.human_moves
+        total.total_moves += st.total_moves
+    return total
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of a process (Linux /proc), or None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    import os
+
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+async def run_load(url: str, seeds: list[int], bot: str, start_at: float) -> tuple[Stats, float]:
+    """Play one game per seed at the same time, starting at wall-clock ``start_at``."""
+    stats = Stats()
+    n = len(seeds)
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=10)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
+        start = asyncio.Event()
+        tasks = [asyncio.create_task(play_game(client, bot, seed, stats, start)) for seed in seeds]
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        start.set()
+        await asyncio.gather(*tasks)
+    return stats, time.time()
+
+
+def worker(url: str, seeds: list[int], bot: str, start_at: float) -> tuple[Stats, float]:
+    """One client process (the HTTP client costs more CPU than the server; several processes share it)."""
+    return asyncio.run(run_load(url, seeds, bot, start_at))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="games played at the same time (default 200)")
+    parser.add_argument("--bot", default="random", help="bot in the second seat (default random)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of this script's move choices")
+    parser.add_argument("--workers", type=int, default=4, help="client processes sharing the games (default 4)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.workers < 1:
+        parser.error("--games and --workers must be >= 1")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db, log = Path(tmp) / "load.sqlite3", Path(tmp) / "server.log"
+        port = free_port()
+        proc = start_server(port, db, log)
+        try:
+            cpu0 = process_cpu_s(proc.pid)
+            url = f"http://127.0.0.1:{port}"
+            seeds = [args.seed + i for i in range(args.games)]
+            slices = [seeds[w :: args.workers] for w in range(args.workers) if seeds[w :: args.workers]]
+            start_at = time.time() + 3.0  # every client process starts its games at this instant
+            with ProcessPoolExecutor(len(slices)) as pool:
+                results = list(pool.map(worker, [url] * len(slices), slices, [args.bot] * len(slices),
+                                        [start_at] * len(slices)))  # fmt: skip
+            wall = max(end for _, end in results) - start_at
+            client_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            client_cpu_s = client_cpu.ru_utime + client_cpu.ru_stime
+            stats = merge([st for st, _ in results])
+            cpu1 = process_cpu_s(proc.pid)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+        con = sqlite3.connect(db)
+        stored = dict(con.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
+        stored_moves = con.execute("SELECT COUNT(*) FROM moves").fetchone()[0]
+        con.close()
+        server_errors = [line for line in log.read_text().splitlines() if "Traceback" in line or "ERROR" in line]
+
+    requests = sum(len(v) for v in stats.latencies.values())
+    all_lat = [x for v in stats.latencies.values() for x in v]
+    report: dict[str, Any] = {
+        "games": args.games,
+        "client_processes": args.workers,
+        "bot": args.bot,
+        "games_finished": stats.games_done,
+        "requests": requests,
+        "errors": len(stats.errors),
+        "server_log_errors": len(server_errors),
+        "wall_s": round(wall, 2),
+        "requests_per_s": round(requests / wall, 1),
+        "moves_per_s": round(stats.total_moves / wall, 1),
+        "server_cpu_ms_per_request": (
+            round((cpu1 - cpu0) / requests * 1000, 2) if cpu0 is not None and cpu1 is not None and requests else None
+        ),
+        "client_cpu_ms_per_request": round(client_cpu_s / requests * 1000, 2) if requests else None,
+        "human_moves": stats.human_moves,
+        "all_moves": stats.total_moves,
+        "stored": {"games": stored, "moves": stored_moves},
+        "latency_ms": {
+            kind: {
+                "n": len(v),
+                "p50": round(percentile(v, 50) * 1000, 1),
+                "p99": round(percentile(v, 99) * 1000, 1),
+                "max": round(max(v) * 1000, 1) if v else None,
+            }
+            for kind, v in list(stats.latencies.items()) + [("all", all_lat)]
+        },
+    }
+    print(json.dumps(report, indent=2))
+    for err in stats.errors[:10]:
+        print("error:", err, file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    ok = (
+        not stats.errors
+        and not server_errors
+        and stats.games_done == args.games
+        and stored.get("over", 0) == args.games
+        and stored_moves == stats.total_moves
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
