@@ -53,8 +53,10 @@ def playthrough(seed: int = SEED, num_players: int = 2) -> str:
     game = Game.new(num_players, rng=seed)
     rnd = random.Random(seed)
     out = [
-        f"# My Shelfie dice game: {num_players} players, dice Game.new(rng={seed}), "
-        f"policy tests.test_golden.choose with random.Random({seed})",
+        (
+            f"# My Shelfie dice game: {num_players} players, dice Game.new(rng={seed}), "
+            f"policy tests.test_golden.choose with random.Random({seed})"
+        ),
         "# cells: . free, O circled, X crossed; dice in [brackets] are spent",
         "",
     ]
@@ -83,7 +85,7 @@ def playthrough(seed: int = SEED, num_players: int = 2) -> str:
     scores = game.scores()
     best = max(scores)
     out.append("")
-    out.append("game over after %d decisions" % decision)
+    out.append(f"game over after {decision} decisions")
     for p in range(num_players):
         bd = game.table.breakdown(game.circled[p])
         out.append(f"player {p}: score {scores[p]}  rows {bd['rows']}  columns {bd['cols']}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -47,6 +48,18 @@ def _choose(rnd: random.Random, legal: tuple[int, ...], style: int) -> int:
         if 0 in legal and rnd.random() < 0.3:
             return 0
     return rnd.choice(legal)
+
+
+def _replay(rolls: Iterator[list[int]]) -> Callable[[int], list[int]]:
+    """A ``roll(k)`` for the reference that hands back the engine's recorded rolls in order."""
+
+    def roll(k: int) -> list[int]:
+        faces = next(rolls, None)
+        assert faces is not None, f"the rules roll {k} dice here but the engine rolled nothing"
+        assert len(faces) == k, f"the rules roll {k} dice here, the engine rolled {len(faces)}"
+        return faces
+
+    return roll
 
 
 def _cells(state: dict) -> list[tuple[int, int, int, int]]:
@@ -112,7 +125,7 @@ def test_random_play_matches_the_spec_reference(
         decisions += 1
         assert decisions < MAX_DECISIONS, "game did not end"
         new_rolls = iter(dice.calls[n_calls:])
-        expected = ref.step(state, action, lambda k: next(new_rolls))
+        expected = ref.step(state, action, _replay(new_rolls))
         assert next(new_rolls, None) is None, "engine rolled more dice than the rules call for"
         new = g.to_dict()
 
@@ -135,7 +148,9 @@ def test_random_play_matches_the_spec_reference(
 
 @PROPS
 @given(seed=st.integers(0, 2**32 - 1), rnd=st.randoms(use_true_random=False), num_players=st.integers(1, 4))
-def test_clone_is_independent_and_replays_identically(seed: int, rnd: random.Random, num_players: int) -> None:
+def test_clone_is_independent_and_replays_identically(
+    seed: int, rnd: random.Random, num_players: int
+) -> None:
     g = Game.new(num_players, rng=np.random.default_rng(seed))
     for _ in range(rnd.randrange(0, 40)):
         if g.over:
@@ -212,6 +227,5 @@ def test_hand_built_positions_behave_like_the_reference(state: dict, seed: int, 
     assert g.legal_actions(), "a live position must offer a move"
     a = rnd.choice(g.legal_actions())
     g.step(a)
-    rolls = iter(g.rng.calls)  # type: ignore[attr-defined]
-    expected = ref.step(state, a, lambda k: next(rolls))
+    expected = ref.step(state, a, _replay(iter(g.rng.calls)))  # type: ignore[attr-defined]
     assert _canonical_spent(g.to_dict()) == _canonical_spent(expected)

@@ -127,7 +127,9 @@ def test_reroll_phase_legal_set_is_stop_plus_canonical_sets() -> None:
     g = make_game(phase="reroll", rolls_left=2, dice=[4, 4, 4, 5, 5, 0])  # -> [0,4,4,4,5,5]
     # 1 plant (2 choices) x 3 cats (4 choices) x 2 jokers (3 choices) - the empty set, plus stop.
     assert len(legal(g)) == 2 * 4 * 3 - 1 + 1
-    two_of_three_cats = {a for a in legal(g) if 1 <= a <= 63 and [a >> i & 1 for i in range(6)] == [0, 0, 1, 1, 0, 0]}
+    two_of_three_cats = {
+        a for a in legal(g) if 1 <= a <= 63 and [a >> i & 1 for i in range(6)] == [0, 0, 1, 1, 0, 0]
+    }
     assert two_of_three_cats == {reroll_action([2, 3])}  # the highest positions of the cat group
     assert reroll_action([1, 2]) not in legal(g)
     assert circles_only(g) == set() and END_TURN not in legal(g)
@@ -258,7 +260,13 @@ def test_turn_ends_by_itself_when_no_further_circle_is_possible() -> None:
     b0 = board("O....", "O....", "O....", ".....", ".....")
     g = make_game(boards=[b0, board()], dice=[PLANT, GAME, BOOK, CAT, CAT, JOKER], rolls=NEXT_ROLL)
     assert circles_only(g) == {
-        cid(PLANT, 1, 1), cid(GAME, 1, 1), cid(BOOK, 1, 1), cid(CAT, 0), cid(CAT, 1), cid(CAT, 1, 1), cid(CAT, 2, 1)
+        cid(PLANT, 1, 1),
+        cid(GAME, 1, 1),
+        cid(BOOK, 1, 1),
+        cid(CAT, 0),
+        cid(CAT, 1),
+        cid(CAT, 1, 1),
+        cid(CAT, 2, 1),
     }
     g.step(cid(CAT, 2, 1))  # spends both cats and the joker; plant/game/book #1 are taken
     assert g.current == 1 and g.phase == REROLL
@@ -367,7 +375,7 @@ def test_trigger_in_seat_0_of_3_lets_seats_1_and_2_play() -> None:
     g.step(END_TURN)
     assert g.current == 1 and g.phase == REROLL
     g.step(STOP)
-    g.step(cid(PLANT, 5 - 1))
+    g.step(cid(PLANT, 4))  # five plants; the sixth keeps plant #1 open
     assert g.current == 1 and g.phase == CIRCLE
     rng.push(*[GAME] * 6)
     g.step(END_TURN)
@@ -557,7 +565,14 @@ def test_rules_modules_import_no_rl_framework() -> None:
                 mods = [node.module]
             for m in mods:
                 top = m.split(".")[0]
-                assert top not in {"gymnasium", "gym", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}, (
+                assert top not in {
+                    "gymnasium",
+                    "gym",
+                    "pettingzoo",
+                    "torch",
+                    "stable_baselines3",
+                    "sb3_contrib",
+                }, (
                     name,
                     m,
                 )

@@ -82,7 +82,9 @@ def test_extra_keys_are_allowed_and_scores_key_is_ignored_on_input() -> None:
 
 def test_numpy_values_are_accepted() -> None:
     """Regression: numpy 2 bools (``np.bool``) in ``spent`` were refused."""
-    d = make_state(dice=[GAME, GAME, CAT, CAT, JOKER, JOKER], circles=1, boards=[board("", "", "", "", "..O.."), board()])
+    d = make_state(
+        dice=[GAME, GAME, CAT, CAT, JOKER, JOKER], circles=1, boards=[board("", "", "", "", "..O.."), board()]
+    )
     d["spent"] = np.array([False, False, True, True, True, False])
     d["dice"] = np.array(d["dice"], dtype=np.int64)
     d["boards"] = np.array(d["boards"], dtype=np.int8)
@@ -94,8 +96,17 @@ def test_numpy_values_are_accepted() -> None:
 
 
 def test_spent_positions_within_a_face_do_not_matter() -> None:
-    d = make_state(dice=[CAT, CAT, CAT, PLANT, GAME, BOOK], circles=1, boards=[board("", "", "", "", "O...."), board()])
-    d["spent"] = [False, False, False, False, False, True]  # dice sorted: [0,1,2,4,4,4]; the last cat was used
+    d = make_state(
+        dice=[CAT, CAT, CAT, PLANT, GAME, BOOK], circles=1, boards=[board("", "", "", "", "O...."), board()]
+    )
+    d["spent"] = [
+        False,
+        False,
+        False,
+        False,
+        False,
+        True,
+    ]  # dice sorted: [0,1,2,4,4,4]; the last cat was used
     g = Game.from_dict(d)
     assert g.counts[CAT] == 2
     assert circle_action(CAT, 1) in g.legal_actions() and circle_action(CAT, 2) not in g.legal_actions()
@@ -190,15 +201,19 @@ def test_board_with_wrong_row_count_is_named() -> None:
 
 def test_reroll_phase_impossibilities() -> None:
     _refused(make_state(phase="reroll", rolls_left=0), "rolls_left")
-    _refused(make_state(phase="reroll", rolls_left=2, circles=1, boards=[board("O"), board()]), "circles_this_turn")
+    _refused(
+        make_state(phase="reroll", rolls_left=2, circles=1, boards=[board("O"), board()]), "circles_this_turn"
+    )
     _refused(make_state(phase="reroll", rolls_left=2, spent=[True] + [False] * 5), "spent")
 
 
 def test_cross_phase_impossibilities() -> None:
-    base = dict(boards=[board("XXXXX"), board()], dice=[PLANT] * 6, phase="cross")
+    base = {"boards": [board("XXXXX"), board()], "dice": [PLANT] * 6, "phase": "cross"}
     _refused(make_state(**base, circles=1), "circles_this_turn")
     _refused(make_state(**base, spent=[True] + [False] * 5), "spent")
-    _refused(make_state(boards=[board(), board()], dice=[PLANT] * 6, phase="cross"), "phase")  # plant #1 is open
+    _refused(
+        make_state(boards=[board(), board()], dice=[PLANT] * 6, phase="cross"), "phase"
+    )  # plant #1 is open
 
 
 def test_circle_phase_impossibilities() -> None:
@@ -207,7 +222,10 @@ def test_circle_phase_impossibilities() -> None:
     # nothing circleable in a circle phase
     _refused(make_state(boards=[board("XXXXX"), board()], dice=[PLANT] * 6), "phase")
     # six jokers after a circle must all be spent
-    _refused(make_state(dice=[JOKER] * 6, circles=1, spent=[True] + [False] * 5, boards=[board("O"), board()]), "spent")
+    _refused(
+        make_state(dice=[JOKER] * 6, circles=1, spent=[True] + [False] * 5, boards=[board("O"), board()]),
+        "spent",
+    )
 
 
 def test_spent_dice_must_form_the_groups_of_the_circles_made() -> None:
@@ -219,16 +237,24 @@ def test_spent_dice_must_form_the_groups_of_the_circles_made() -> None:
     # a joker alone
     _refused(make_state(dice=dice, circles=1, spent=[False] * 4 + [True, False], boards=b), "spent")
     # two jokers in one group
-    _refused(make_state(dice=dice, circles=1, spent=[False, False, True, True, True, True], boards=b), "spent")
+    _refused(
+        make_state(dice=dice, circles=1, spent=[False, False, True, True, True, True], boards=b), "spent"
+    )
     # two symbols in one group
-    _refused(make_state(dice=dice, circles=1, spent=[True, False, True, False, False, False], boards=b), "spent")
+    _refused(
+        make_state(dice=dice, circles=1, spent=[True, False, True, False, False, False], boards=b), "spent"
+    )
     # the group's item (cat #2 for two cats) is not circled on the board
-    _refused(make_state(dice=dice, circles=1, spent=[False, False, True, True, False, False], boards=b), "spent")
+    _refused(
+        make_state(dice=dice, circles=1, spent=[False, False, True, True, False, False], boards=b), "spent"
+    )
     # two circles: cat #3 +joker and game #1
     b2 = [board("", "O....", "", "", "..O.."), board()]
     Game.from_dict(make_state(dice=dice, circles=2, spent=[True, False, True, True, True, False], boards=b2))
     # ... but more circles than groups of spent dice is impossible
-    _refused(make_state(dice=dice, circles=2, spent=[False, False, True, True, True, False], boards=b2), "spent")
+    _refused(
+        make_state(dice=dice, circles=2, spent=[False, False, True, True, True, False], boards=b2), "spent"
+    )
 
 
 def test_current_player_without_free_cell_cannot_be_on_turn() -> None:
@@ -244,7 +270,9 @@ def test_end_triggered_must_match_the_boards() -> None:
 
 def test_lockout_must_have_happened() -> None:
     _refused(make_state(boards=[board("", "", "", "", "OOOOO"), board()]), "boards")
-    _refused(make_state(boards=[[[1 if c == 2 else 0 for c in range(5)] for _ in range(5)], board()]), "boards")
+    _refused(
+        make_state(boards=[[[1 if c == 2 else 0 for c in range(5)] for _ in range(5)], board()]), "boards"
+    )
     Game.from_dict(make_state(boards=[board("", "", "", "", "OOOOO"), board("", "", "", "", "XOXXX")]))
 
 
