@@ -100,11 +100,13 @@ def encode(game: Game, observer: int) -> np.ndarray:
     return obs
 
 
-# Memo sizes: roughly 1 KB per entry at most, shared by every encoder in the process.
-_PLAYERS_LIMIT = 20_000
-_SEAT_LIMIT = 50_000
-_TURN_LIMIT = 50_000
-_MASK_LIMIT = 50_000
+# Memo sizes (shared by every encoder of the process; a full memo is cleared). Shelves
+# rarely recur across games, so their memos only need to hold the recent ones; dice
+# situations and masks recur, so theirs are larger. About 20 MB in all at most.
+_PLAYERS_LIMIT = 4_096
+_SEAT_LIMIT = 8_192
+_TURN_LIMIT = 20_000
+_MASK_LIMIT = 20_000
 
 _BITS10 = np.array([[(v >> i) & 1 for i in range(10)] for v in range(1024)], dtype=np.float32)
 _BITS10.setflags(write=False)
