@@ -17,8 +17,8 @@ draw, the opponents built from names and the action space's sampler.
   the change of the player's score as the scoring rule values the shelf right
   after the step, so the undiscounted return of an episode is the final score.
 * **Versus-v0** — the learner in seat ``seat`` (``None``: drawn at every reset)
-  against ``num_players - 1`` bots (``opponents="random"`` or a list of bot
-  names / objects, one per opponent). Opponents move through
+  against ``num_players - 1`` bots (``opponents``: one bot name or object for
+  every opponent, default ``"random"``, or a list with one per opponent). Opponents move through
   :func:`shelfie_env.bots.act_on_game` until it is the learner's turn again or
   the game ends. The reward is 0 until the game ends; then it is the learner's
   final reward under ``reward_mode`` (``"rank"``, ``"score"`` or ``"margin"``,
@@ -225,10 +225,13 @@ class VersusEnv(_ShelfieEnv):
         self.fixed_seat = None if seat is None else int(seat)
         self.seat = self.fixed_seat or 0
         self.reward_mode = check_reward_mode(reward_mode)
-        if isinstance(opponents, str):
-            specs: list[Any] = [opponents] * (n - 1)
+        if isinstance(opponents, str) or callable(getattr(opponents, "act", None)):
+            specs: list[Any] = [opponents] * (n - 1)  # one name or bot for every opponent seat
         else:
-            specs = list(opponents)
+            try:
+                specs = list(opponents)
+            except TypeError:
+                raise ValueError(f"opponents must be a bot name, a bot or a list of them, got {opponents!r}") from None
             if len(specs) != n - 1:
                 raise ValueError(f"opponents must name {n - 1} bot(s) for {n} players, got {len(specs)}")
         for spec in specs:

@@ -163,6 +163,7 @@ def test_step_before_reset_and_after_end_are_errors() -> None:
         ({"opponents": ["random", "random"]}, "opponents"),
         ({"opponents": ["no-such-bot"]}, "no-such-bot"),
         ({"opponents": [object()]}, "opponent"),
+        ({"opponents": 3}, "opponents"),
         ({"reward_mode": "elo"}, "reward_mode"),
         ({"render_mode": "rgb_array"}, "render_mode"),
     ],
@@ -284,3 +285,13 @@ def test_custom_points_table() -> None:
     grid = np.array(env.unwrapped.state_dict()["boards"][0]) == 1
     lines = list(grid.sum(axis=1)) + list(grid.sum(axis=0))  # every circled cell is worth 1 per scoring line
     assert total == info["score"] == sum(k for k in lines if k >= 3)
+
+
+def test_versus_single_bot_object_plays_every_opponent_seat() -> None:
+    class FirstLegal:
+        def act(self, state: dict) -> int:
+            return shelfie_env.Game.from_dict(state).legal_actions()[0]
+
+    env = VersusEnv(num_players=4, opponents=FirstLegal(), seat=3)
+    total, info, _ = run_episode(env, seed=2)
+    assert len(info["scores"]) == 4 and total in (-1.0, -2 / 3, -1 / 3, 0.0, 1 / 3, 2 / 3, 1.0)
