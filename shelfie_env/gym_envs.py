@@ -231,7 +231,8 @@ class VersusEnv(_ShelfieEnv):
             try:
                 specs = list(opponents)
             except TypeError:
-                raise ValueError(f"opponents must be a bot name, a bot or a list of them, got {opponents!r}") from None
+                msg = f"opponents must be a bot name, a bot or a list of them, got {opponents!r}"
+                raise ValueError(msg) from None
             if len(specs) != n - 1:
                 raise ValueError(f"opponents must name {n - 1} bot(s) for {n} players, got {len(specs)}")
         for spec in specs:
