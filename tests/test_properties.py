@@ -196,12 +196,19 @@ def positions(draw: st.DrawFn) -> dict:
     spent = [False] * 6
     if circles:
         spent = [draw(st.booleans()) for _ in range(6)]
+    current = draw(st.integers(0, n - 1))
+    if phase == "cross" and draw(st.booleans()):  # six equal dice on a dead row: nothing to circle
+        face = draw(st.integers(0, 4))
+        dice = [face] * 6
+        boards[current][face] = [draw(st.sampled_from([1, 2])) for _ in range(5)]
+    if phase == "over" and draw(st.booleans()):
+        boards[draw(st.integers(0, n - 1))][:2] = [[2] * 5, [2] * 5]
     triggered = any(ref.rows_without_free(b) >= 2 for b in boards)
     return {
         "num_players": n,
         "points": [[1, 2, 3, 5, 8]] * 5,
         "boards": boards,
-        "current_player": draw(st.integers(0, n - 1)),
+        "current_player": current,
         "phase": phase,
         "dice": dice,
         "spent": spent,
