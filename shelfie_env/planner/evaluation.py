@@ -115,7 +115,7 @@ class Context:
             self._riv_end.append(self._table_for(q, 1.0, others) if q > p else self._zero)
             self._riv_damage.append(self._line_damage(q, table))
         # _me_prod[L, free5]: product of my q over the free cells (pattern free5) of line L.
-        q_line = self._me_q[LINE_CELLS]  # (10, 5)
+        q_line = base_q[p][LINE_CELLS]  # (10, 5), undiscounted like the rivals' completion chances
         self._me_prod = np.prod(np.where(_PATTERN_BITS[None, :, :], q_line[:, None, :], 1.0), axis=2)
 
     # ----------------------------------------------------------- building blocks

@@ -11,7 +11,7 @@ circled, the best row to cross out. Then, exactly over the dice outcomes
   everything = stopping), and keep ``k`` is worth ``sum_m P(m | k) V1[m]``.
 
 Every legal action gets a value; the bot plays the best one (ties go to the
-lowest action id, so the bot is deterministic).
+bigger circle first, then the lowest action id, so the bot is deterministic).
 """
 
 from __future__ import annotations
@@ -25,18 +25,30 @@ from .evaluation import Context, Weights
 from .placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
 
 
-def placement_values(ctx: Context) -> np.ndarray:
-    """``V0``: value of the best placement for each of the 462 final dice multisets."""
+def placement_values(ctx: Context, with_choice: bool = False):  # type: ignore[no-untyped-def]
+    """``V0``: value of the best placement for each of the 462 final dice multisets.
+
+    With ``with_choice`` also return, per multiset, the mask of the best set of
+    cells to circle (0 when nothing can be circled and a row must be crossed).
+    """
     sel = np.flatnonzero((SET_MASKS & ~ctx.free) == 0)
     rows = [r for r in range(5) if ctx.free >> (5 * r) & 31]
     cross_best = float(ctx.evaluate_crosses(rows).max()) if rows else -np.inf
     if sel.size == 0:
-        return np.full(len(FINAL_INDEX), cross_best)
+        v0 = np.full(len(FINAL_INDEX), cross_best)
+        return (v0, np.zeros(len(v0), dtype=np.int64)) if with_choice else v0
     values = ctx.evaluate_circles(SET_MASKS[sel])
     feas = FEASIBLE[:, sel]
-    v0 = np.where(feas, values[None, :], -np.inf).max(axis=1)
-    v0[~feas.any(axis=1)] = cross_best
-    return v0
+    masked = np.where(feas, values[None, :], -np.inf)
+    none = ~feas.any(axis=1)
+    if with_choice:
+        arg = masked.argmax(axis=1)
+        v0 = masked[np.arange(len(arg)), arg]
+        choice = np.where(none, 0, SET_MASKS[sel][arg])
+    else:
+        v0 = masked.max(axis=1)
+    v0[none] = cross_best
+    return (v0, choice) if with_choice else v0
 
 
 def reroll_values(game: Game, ctx: Context) -> dict[int, float]:
@@ -55,37 +67,44 @@ def reroll_values(game: Game, ctx: Context) -> dict[int, float]:
     return out
 
 
-def _best_continuation(ctx: Context, base: int, counts: list[int], room: int) -> float:
-    """Best value after circling ``base`` cells, with ``counts`` unspent dice and ``room`` circles left."""
+def best_continuation(ctx: Context, base: int, counts: list[int], room: int) -> tuple[float, int]:
+    """Best (value, circled set) after circling ``base``, with ``counts`` unspent dice and ``room`` circles left."""
     options = [base]
     if room > 0 and sum(counts) > 0:
         ok = feasible_matrix(np.array([counts]))[0]
         ok &= SET_SIZES <= room
         ok &= (SET_MASKS & ~(ctx.free & ~base)) == 0
         options.extend((base | SET_MASKS[ok]).tolist())
-    circled = ctx.circled | np.array(options, dtype=np.int64)
-    return float(ctx.evaluate(circled, np.full(circled.shape, ctx.crossed)).max())
+    sets = np.array(options, dtype=np.int64)
+    circled = ctx.circled | sets
+    values = ctx.evaluate(circled, np.full(circled.shape, ctx.crossed))
+    i = int(values.argmax())
+    return float(values[i]), int(sets[i])
+
+
+def circle_outcome(game: Game, action: int) -> tuple[list[int], int]:
+    """Unspent dice counts after circle ``action``, and the circled cell's bit."""
+    k = action - CIRCLE_BASE
+    cell, joker = k >> 1, k & 1
+    row, col = divmod(cell, 5)
+    counts = list(game.counts)
+    if counts[JOKER] == NUM_DICE:
+        return [0] * 6, 1 << cell
+    counts[row] -= col + 1 - joker
+    counts[JOKER] -= joker
+    return counts, 1 << cell
 
 
 def circle_values(game: Game, ctx: Context) -> dict[int, float]:
     """Value of every legal circle-phase action (circle now, then the best rest; or end turn)."""
     out = {}
-    counts = list(game.counts)
     room = MAX_CIRCLES - game.circles - 1
     for a in game.legal_actions():
         if a == END_TURN:
             out[a] = float(ctx.evaluate_circles(np.array([0], dtype=np.int64))[0])
             continue
-        k = a - CIRCLE_BASE
-        cell, joker = k >> 1, k & 1
-        row, col = divmod(cell, 5)
-        rest = counts[:]
-        if counts[JOKER] == NUM_DICE:
-            rest = [0] * 6
-        else:
-            rest[row] -= col + 1 - joker
-            rest[JOKER] -= joker
-        out[a] = _best_continuation(ctx, 1 << cell, rest, room)
+        rest, bit = circle_outcome(game, a)
+        out[a] = best_continuation(ctx, bit, rest, room)[0]
     return out
 
 
@@ -110,9 +129,25 @@ def action_values(game: Game, weights: Weights | None = None) -> dict[int, float
     return {}
 
 
+def _tie_rank(action: int) -> tuple[int, int]:
+    """Order among equal values: circles of bigger groups first, then the lowest id."""
+    if CIRCLE_BASE <= action < END_TURN:
+        return (-(((action - CIRCLE_BASE) >> 1) % 5), action)
+    return (0, action)
+
+
+def ranked_actions(values: dict[int, float]) -> list[int]:
+    """Actions by value, best first; equal values (within 1e-9) ordered by :func:`_tie_rank`."""
+    top = max(values.values())
+    order = sorted(values, key=lambda a: (-values[a], _tie_rank(a)))
+    # Values that differ only by rounding noise count as equal.
+    tied = sorted((a for a in order if top - values[a] <= 1e-9), key=_tie_rank)
+    return tied + [a for a in order if a not in tied]
+
+
 def best_action(values: dict[int, float]) -> int:
-    """Highest value; ties to the lowest id (deterministic)."""
-    return max(sorted(values), key=lambda a: values[a])
+    """Highest value; ties to bigger circles first, then the lowest id (deterministic)."""
+    return ranked_actions(values)[0]
 
 
-__all__ = ["action_values", "best_action", "placement_values", "SETS"]
+__all__ = ["action_values", "best_action", "ranked_actions", "best_continuation", "circle_outcome", "placement_values", "SETS"]

@@ -1,0 +1,275 @@
+"""Planner: dice combinatorics, evaluation building blocks, hand-solved positions, legality."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+
+from shelfie_env.actions import CROSS_BASE, circle_action, cross_action, reroll_action
+from shelfie_env.bots import make
+from shelfie_env.engine import CIRCLE, Game
+from shelfie_env.planner import PlannerBot, Weights, action_values
+from shelfie_env.planner.dice import (
+    FINAL,
+    FINAL_INDEX,
+    KEEP,
+    TRANSITION,
+    best_keep_value,
+    counts_of,
+    expected_after_roll,
+    keep_index_of_reroll,
+    outcome_distribution,
+)
+from shelfie_env.planner.evaluation import Context
+from shelfie_env.planner.lines import LINE_CELLS, line_points, line_scores, line_tables, shelf_values
+from shelfie_env.planner.placements import FEASIBLE, SET_MASKS, can_circle
+from shelfie_env.planner.search import placement_values
+from shelfie_env.scoring import DEFAULT_POINTS, ScoreTable
+from shelfie_env.tables import MULTISETS
+
+from .conftest import board, make_state
+
+
+# ------------------------------------------------------------------ dice
+@pytest.mark.parametrize("k", range(7))
+def test_outcome_probabilities_sum_to_one(k: int) -> None:
+    dist = outcome_distribution(k)
+    assert len(dist) == comb(k + 5, 5)
+    assert sum(dist.values()) == pytest.approx(1.0, abs=1e-12)
+    assert all(sum(n) == k and p > 0 for n, p in dist.items())
+
+
+def test_outcome_probability_examples() -> None:
+    assert outcome_distribution(2)[(2, 0, 0, 0, 0, 0)] == pytest.approx(1 / 36)
+    assert outcome_distribution(2)[(1, 1, 0, 0, 0, 0)] == pytest.approx(2 / 36)
+    assert outcome_distribution(6)[(1, 1, 1, 1, 1, 1)] == pytest.approx(720 / 6**6)
+    with pytest.raises(ValueError, match="k must be"):
+        outcome_distribution(7)
+
+
+def test_transition_rows_are_distributions_over_supersets() -> None:
+    assert TRANSITION.shape == (924, 462)
+    assert np.allclose(TRANSITION.sum(axis=1), 1.0)
+    reach = TRANSITION > 0
+    # A keep only reaches final multisets that contain it.
+    contains = (FINAL[None, :, :] >= KEEP[:, None, :]).all(axis=2)
+    assert not (reach & ~contains).any()
+    full = KEEP.sum(axis=1) == 6
+    assert np.allclose(TRANSITION[full].max(axis=1), 1.0)
+
+
+def test_keep_index_of_reroll() -> None:
+    dice = [0, 4, 4, 4, 4, 4]
+    assert tuple(KEEP[keep_index_of_reroll(dice, 1)]) == (0, 0, 0, 0, 5, 0)
+    assert tuple(KEEP[keep_index_of_reroll(dice, 63)]) == (0,) * 6
+
+
+def _sequence_expectation(keep: tuple[int, ...], v0: dict[tuple[int, ...], float]) -> float:
+    """One roll, by brute force: average over every ordered roll (6**k sequences)."""
+    k = 6 - sum(keep)
+    total = 0.0
+    for faces in itertools.product(range(6), repeat=k):
+        total += v0[tuple(a + b for a, b in zip(keep, counts_of(faces)))]
+    return total / 6**k
+
+
+def _dict_expectimax(keep: tuple[int, ...], rolls: int, v0: dict[tuple[int, ...], float], memo: dict) -> float:
+    """Two-level expectimax written with dicts and the multinomial law (no matrices)."""
+    key = (keep, rolls)
+    if key not in memo:
+        total = 0.0
+        for rolled, p in outcome_distribution(6 - sum(keep)).items():
+            final = tuple(a + b for a, b in zip(keep, rolled))
+            if rolls == 1:
+                total += p * v0[final]
+            else:
+                subs = itertools.product(*(range(n + 1) for n in final))
+                total += p * max(_dict_expectimax(tuple(s), 1, v0, memo) for s in subs)
+        memo[key] = total
+    return memo[key]
+
+
+def test_expectimax_matches_independent_computations() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=462)
+    v0 = {tuple(int(x) for x in FINAL[m]): float(values[m]) for m in range(462)}
+    one = expected_after_roll(values)
+    two = expected_after_roll(best_keep_value(one))
+    index = {tuple(int(x) for x in k): i for i, k in enumerate(KEEP)}
+    memo: dict = {}
+    for keep in [(0, 0, 0, 0, 3, 1), (1, 1, 1, 1, 1, 0), (0, 0, 0, 0, 0, 3), (2, 0, 0, 0, 0, 2)]:
+        assert one[index[keep]] == pytest.approx(_sequence_expectation(keep, v0), abs=1e-12)
+        assert one[index[keep]] == pytest.approx(_dict_expectimax(keep, 1, v0, memo), abs=1e-12)
+        assert two[index[keep]] == pytest.approx(_dict_expectimax(keep, 2, v0, memo), abs=1e-12)
+
+
+def test_exact_keep_value_agrees_with_monte_carlo() -> None:
+    game = Game.from_dict(make_state(phase="reroll", rolls_left=1, dice=[0, 2, 3, 4, 4, 4]))
+    ctx = Context(game, Weights())
+    v0 = placement_values(ctx)
+    keep = keep_index_of_reroll(game.dice, reroll_action([0, 1, 2]))
+    exact = float(expected_after_roll(v0)[keep])
+    rng = np.random.default_rng(11)
+    rolls = rng.integers(0, 6, size=(20000, 3))
+    samples = np.array([v0[FINAL_INDEX[counts_of([4, 4, 4, *r])]] for r in rolls])
+    se = samples.std() / np.sqrt(len(samples))
+    assert abs(samples.mean() - exact) < 4 * se
+
+
+# --------------------------------------------------------------- placements
+def _engine_reachable_sets(dice: tuple[int, ...]) -> set[int]:
+    """Every set of cells some legal circle sequence (1..3 circles) reaches, on an empty solo shelf."""
+    start = Game.from_dict(make_state(num_players=1, boards=[board()], dice=list(dice)))
+    out: set[int] = set()
+
+    def walk(game: Game) -> None:
+        for a in game.legal_actions():
+            if a >= CROSS_BASE - 1:  # end turn / cross
+                continue
+            g = game.clone()
+            g.step(a)
+            out.add(g.circled[0])
+            if g.phase == CIRCLE and g.current == 0 and g.circles:
+                walk(g)
+
+    if start.phase == CIRCLE:
+        walk(start)
+    return out
+
+
+def test_feasible_sets_match_the_engine() -> None:
+    rng = np.random.default_rng(5)
+    picks = list(rng.choice(len(MULTISETS), size=40, replace=False)) + [MULTISETS.index((5,) * 6)]
+    for m in picks:
+        dice = MULTISETS[m]
+        expected = _engine_reachable_sets(dice)
+        got = {int(s) for s in SET_MASKS[FEASIBLE[m]]}
+        assert got == expected, dice
+
+
+def test_can_circle_scalar_matches_matrix() -> None:
+    m = FINAL_INDEX[(0, 0, 0, 0, 5, 1)]
+    assert can_circle(FINAL[m].tolist(), ((4, 4), (4, 0)))  # cat #5 with a joker, then cat #1
+    assert not can_circle(FINAL[m].tolist(), ((4, 4), (4, 1)))  # 5 + 2 cats is too many
+    assert can_circle((0, 0, 0, 0, 0, 6), ((0, 0),))
+    assert not can_circle((0, 0, 0, 0, 0, 6), ((0, 0), (1, 0)))
+
+
+# ------------------------------------------------------------------- lines
+def test_line_tables_exact_cases_and_brute_force() -> None:
+    pts = line_points(DEFAULT_POINTS)
+    table = ScoreTable(DEFAULT_POINTS)
+    rng = np.random.default_rng(0)
+    circ = rng.integers(0, 1 << 25, size=300)
+    cross = rng.integers(0, 1 << 25, size=300) & ~circ
+    zero = shelf_values(line_tables(np.zeros(25), pts), circ, cross)
+    one = shelf_values(line_tables(np.ones(25), pts), circ, cross)
+    for i in range(300):
+        assert zero[i] == table.score(int(circ[i]))
+        assert one[i] == table.score(int(((1 << 25) - 1) & ~cross[i]))
+    q = rng.random(25)
+    tab = line_tables(q, pts)
+    scores = line_scores(DEFAULT_POINTS)
+    for line in range(10):
+        for code in rng.integers(0, 243, size=8):
+            digits = [code // 3**i % 3 for i in range(5)]
+            free = [i for i in range(5) if digits[i] == 0]
+            circled = sum(1 << i for i in range(5) if digits[i] == 1)
+            expect = 0.0
+            for sub in itertools.product((0, 1), repeat=len(free)):
+                p, mask = 1.0, circled
+                for i, take in zip(free, sub):
+                    qi = q[LINE_CELLS[line][i]]
+                    p *= qi if take else 1 - qi
+                    mask |= take << i
+                expect += p * scores[line][mask]
+            assert tab[line][code] == pytest.approx(expect, abs=1e-12)
+
+
+# ------------------------------------------------------- hand-solved positions
+def _act(state: dict) -> int:
+    bot = make("planner")
+    action = bot.act(state)
+    assert action == bot.act_game(Game.from_dict(state))
+    return action
+
+
+def test_five_cats_and_a_joker_circle_cat_five_with_the_joker() -> None:
+    # Cat #2 and #3 circled: cat #5 +joker leaves a cat for cat #1 (row = 1+2+3+8).
+    state = make_state(boards=[board(".....", ".....", ".....", ".....", ".OO.."), board()], dice=[4, 4, 4, 4, 4, 5])
+    assert _act(state) == circle_action(4, 4, joker=True)
+    game = Game.from_dict(state)
+    game.step(circle_action(4, 4, joker=True))
+    assert make("planner").act_game(game) == circle_action(4, 0)
+
+
+def test_six_jokers_take_the_most_valuable_free_cell() -> None:
+    state = make_state(
+        boards=[board("O....", ".O...", "..O..", ".....", "OOOO."), board()], dice=[5] * 6
+    )  # cat #5 completes the cat row (19 points) and column 5 is worth nothing else yet
+    assert _act(state) == circle_action(4, 4, joker=True)
+
+
+def test_forced_cross_picks_the_least_valuable_row() -> None:
+    rows = ("XXX..", "OOO..", "OOO..", "OOO..", "OOO..")
+    for players in (1, 2):
+        boards = [board(*rows)] + [board()] * (players - 1)
+        state = make_state(boards=boards, phase="cross", dice=[0, 0, 1, 1, 2, 3])
+        assert _act(state) == cross_action(0), players
+
+
+def test_two_rolls_left_five_cats_keep_the_cats_and_reroll_the_plant() -> None:
+    state = make_state(phase="reroll", rolls_left=2, dice=[0, 4, 4, 4, 4, 4])
+    assert _act(state) == reroll_action([0])
+
+
+def test_values_cover_exactly_the_legal_actions() -> None:
+    for state in (
+        make_state(phase="reroll", rolls_left=2, dice=[0, 1, 1, 3, 4, 5]),
+        make_state(phase="reroll", rolls_left=1, dice=[2, 2, 2, 3, 5, 5]),
+        make_state(dice=[0, 1, 1, 3, 4, 5]),
+    ):
+        game = Game.from_dict(state)
+        values = action_values(game)
+        assert set(values) == set(game.legal_actions())
+        assert all(np.isfinite(v) for v in values.values())
+
+
+# ---------------------------------------------------------------- legality
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_never_returns_an_illegal_action(players: int) -> None:
+    planner = make("planner")
+    other = make("random", seed=players)
+    rng = np.random.default_rng(100 + players)
+    checked = 0
+    for seed in range(3):
+        game = Game.new(players, rng=int(rng.integers(1 << 30)))
+        while not game.over:
+            if game.current == 0 or rng.random() < 0.3:
+                a = planner.act_game(game)
+                assert a in game.legal_actions(), (a, game.to_dict())
+                checked += 1
+            else:
+                a = other.act_game(game)
+            game.step(a)
+    assert checked > 30
+
+
+def test_registered_deterministic_and_validates_weights() -> None:
+    state = make_state(phase="reroll", rolls_left=2, dice=[0, 1, 2, 3, 4, 5])
+    assert make("planner").act(state) == make("planner").act(state)
+    assert isinstance(make("planner"), PlannerBot)
+    assert make("planner", rival_weight=0.5).weights.rival_weight == 0.5
+    with pytest.raises(ValueError, match="unknown planner weight"):
+        make("planner", nonsense=1)
+    with pytest.raises(ValueError):
+        make("planner").act({"num_players": 2})
+    over = Game.new(1, rng=0)
+    bot = make("planner")
+    while not over.over:
+        over.step(bot.act_game(over))
+    with pytest.raises(ValueError, match="game is over"):
+        bot.act_game(over)
