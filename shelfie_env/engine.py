@@ -11,6 +11,7 @@ Shelves are 25-bit ints: bit ``5*r + c`` is row ``r`` (symbol ``r``) and column
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -231,12 +232,10 @@ class Game:
     # ---------------------------------------------------------------- moves
     def step(self, action: int) -> None:
         """Apply ``action`` for the player on turn; raise IllegalActionError if illegal."""
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(action, "an action must be an integer id 0..119") from None
-        if a != action or isinstance(action, bool):
-            raise IllegalActionError(action, "an action must be an integer id 0..119")
+        if type(action) is int:
+            a = action
+        else:
+            a = _as_action_id(action)
         if a not in self.legal_actions():
             raise IllegalActionError(a, self.why_illegal(a), _safe_name(a))
         self._legal = None
@@ -363,6 +362,10 @@ class Game:
     # -------------------------------------------------------- explanations
     def why_illegal(self, action: int) -> str:
         """A sentence saying why ``action`` is not legal now ("" if it is legal)."""
+        try:
+            action = _as_action_id(action)
+        except IllegalActionError as exc:
+            return exc.reason
         if not 0 <= action < NUM_ACTIONS:
             return f"action ids are 0..{NUM_ACTIONS - 1}"
         if action in self.legal_actions():
@@ -463,6 +466,16 @@ def _score_table(points: Sequence[Sequence[int]]) -> ScoreTable:
     if table is None:
         table = _TABLE_CACHE[key] = ScoreTable(key)
     return table
+
+
+def _as_action_id(action: object) -> int:
+    """``action`` as a plain int id; bools, floats and strings are refused."""
+    if isinstance(action, (bool, np.bool_)):
+        raise IllegalActionError(action, "an action must be an integer id 0..119, not a bool")
+    try:
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        raise IllegalActionError(action, "an action must be an integer id 0..119") from None
 
 
 def _safe_name(a: int) -> str | None:

@@ -149,3 +149,15 @@ def test_all_distinct_faces_allow_every_subset() -> None:
 
 def test_six_equal_dice_allow_six_suffixes() -> None:
     assert _reroll_legal((3,) * 6) == {0, 0b100000, 0b110000, 0b111000, 0b111100, 0b111110, 0b111111}
+
+
+@pytest.mark.parametrize("bad", [3.0, True, np.True_, "3", None, 1.5])
+def test_step_refuses_non_integer_action_ids(bad: object) -> None:
+    from shelfie_env import Game, IllegalActionError
+
+    game = Game.new(2, rng=0)
+    before = game.to_dict()
+    with pytest.raises(IllegalActionError, match="integer id"):
+        game.step(bad)  # type: ignore[arg-type]
+    assert game.to_dict() == before
+    assert "integer id" in game.why_illegal(bad)  # type: ignore[arg-type]
