@@ -41,9 +41,16 @@ from gymnasium import spaces
 from . import bots as bots_module
 from .actions import NUM_ACTIONS
 from .engine import OVER, Game
-from .observation import ObservationEncoder, legal_mask, observation_size
+from .observation import ObservationEncoder, legal_mask
 from .scoring import ScoreTable, validate_points
-from .shelfie_v0 import check_num_players, check_reward_mode, final_rewards
+from .shelfie_v0 import (
+    check_num_players,
+    check_reward_mode,
+    final_rewards,
+    game_from_state,
+    observation_box,
+    score_bound,
+)
 
 _NO_LEGAL: tuple[int, ...] = ()
 
@@ -102,7 +109,8 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.num_players = num_players
         self.table = ScoreTable(validate_points(points)) if points is not None else None
-        self.observation_space = spaces.Box(0.0, 1.0, (observation_size(num_players),), np.float32)
+        self._score_bound = score_bound(self.table)
+        self.observation_space = observation_box(num_players, self._score_bound)
         self.action_space = LegalDiscrete(NUM_ACTIONS, env=self)
         self._encoder = ObservationEncoder(num_players)
         self.game: Game | None = None
@@ -131,13 +139,7 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         state = (options or {}).get("state")
         if state is None:
             return Game.new(self.num_players, points=self.table, rng=self.np_random)
-        game = Game.from_dict(state, rng=self.np_random)
-        if game.num_players != self.num_players:
-            raise ValueError(
-                f"invalid state field 'num_players': this env has {self.num_players} players, "
-                f"the state has {game.num_players}"
-            )
-        return game
+        return game_from_state(state, self.np_random, self.num_players, self._score_bound)
 
     def _obs(self) -> np.ndarray:
         return self._encoder.encode(self.game, self.seat)

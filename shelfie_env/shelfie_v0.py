@@ -90,8 +90,11 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
 from .engine import MAX_PLAYERS, OVER, Game
-from .observation import ObservationEncoder, legal_mask, observation_size
-from .scoring import ScoreTable, validate_points
+from .errors import InvalidStateError
+from .observation import SCORE_SCALE, ObservationEncoder, legal_mask, observation_size
+from .scoring import DEFAULT_POINTS, FULL, ScoreTable, validate_points
+
+DEFAULT_TABLE = ScoreTable(DEFAULT_POINTS)
 
 REWARD_MODES = ("rank", "score", "margin")
 _OPTION_KEYS = frozenset({"state"})
@@ -176,6 +179,40 @@ for _name in _HOT_ATTRIBUTES:
     setattr(OrderEnforcingWrapper, _name, _forward(_name))
 
 
+def score_bound(table: ScoreTable | None) -> float:
+    """Upper bound of the score features of the observation for ``table`` (1.0 for the default).
+
+    A score is encoded as score / 200 (``observation.SCORE_SCALE``); the default
+    table's best shelf scores 190, but a custom table may allow more.
+    """
+    best = (table or DEFAULT_TABLE).score(FULL)
+    return max(1.0, best / SCORE_SCALE)
+
+
+def observation_box(num_players: int, bound: float = 1.0) -> spaces.Box:
+    """The observation vector's ``Box``: [0, 1], score features up to ``bound``."""
+    n = num_players
+    high = np.ones(observation_size(n), dtype=np.float32)
+    start = 51 * n + 60  # the scores block, see observation.layout
+    high[start : start + n] = bound
+    return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+
+
+def game_from_state(state: Any, rng: np.random.Generator, num_players: int, bound: float) -> Game:
+    """``Game.from_dict`` plus the checks an env adds: its player count and score bound."""
+    game = Game.from_dict(state, rng=rng)
+    if game.num_players != num_players:
+        raise InvalidStateError(
+            "num_players", f"this env has {num_players} players, the state has {game.num_players}"
+        )
+    if game.table.score(FULL) / SCORE_SCALE > bound:
+        raise InvalidStateError(
+            "points",
+            "this table allows scores above the env's observation bound; create the env with these points",
+        )
+    return game
+
+
 def final_rewards(scores: Sequence[int], reward_mode: str) -> list[float]:
     """Every seat's end-of-game reward under ``reward_mode`` (see module docstring)."""
     n = len(scores)
@@ -243,11 +280,11 @@ class raw_env(AECEnv, EzPickle):
         self.table = ScoreTable(validate_points(points)) if points is not None else None
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        size = observation_size(n)
+        self._score_bound = score_bound(self.table)
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                    "observation": observation_box(n, self._score_bound),
                     "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
                 }
             )
@@ -281,12 +318,7 @@ class raw_env(AECEnv, EzPickle):
                 )
             state = options.get("state")
         if state is not None:
-            game = Game.from_dict(state, rng=self._rng)
-            if game.num_players != self.num_players:
-                raise ValueError(
-                    f"invalid state field 'num_players': this env has {self.num_players} players, "
-                    f"the state has {game.num_players}"
-                )
+            game = game_from_state(state, self._rng, self.num_players, self._score_bound)
         else:
             game = Game.new(self.num_players, points=self.table, rng=self._rng)
         self.game = game

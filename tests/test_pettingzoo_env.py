@@ -424,3 +424,22 @@ def test_custom_points_table() -> None:
     env.reset(options={"state": state})
     rewards, infos, _ = finish(env)
     assert infos["player_0"]["score"] == 38 and rewards == {"player_0": 38.0, "player_1": 12.0}
+
+
+def test_score_features_stay_inside_the_space_with_a_big_points_table() -> None:
+    points = [[10, 20, 30, 50, 80] for _ in range(5)]  # the best shelf scores 1900 (vs 190 by default)
+    env = shelfie_v0.env(points=points)
+    box = env.observation_space("player_0")["observation"]
+    start = 51 * 2 + 60
+    assert box.high[start] == box.high[start + 1] == pytest.approx(9.5) and box.high[:start].max() == 1.0
+    assert shelfie_v0.env().observation_space("player_0")["observation"].high.max() == 1.0
+    state = near_end_state([".....", "OOO.."])
+    state["points"] = points
+    env.reset(options={"state": state})
+    obs = env.observe("player_0")
+    assert obs["observation"][start] == pytest.approx(190 / 200) and env.observation_space("player_0").contains(obs)
+    with pytest.raises(ValueError, match="points"):
+        shelfie_v0.env().reset(options={"state": state})  # the default env's bound is too small for this table
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(shelfie_v0.env(points=points), num_cycles=200)
