@@ -135,17 +135,25 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run_load(url: str, seeds: list[int], bot: str, start_at: float) -> tuple[Stats, float]:
-    """Play one game per seed at the same time, starting at wall-clock ``start_at``."""
+    """Play one game per seed at the same time, starting at wall-clock ``start_at``.
+
+    Each game has its own keep-alive connection (its own small client), as each
+    browser would; one shared pool of hundreds of connections costs the client
+    more CPU than the server spends on the requests.
+    """
     stats = Stats()
-    n = len(seeds)
-    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n, keepalive_expiry=10)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as client:
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1, keepalive_expiry=10)
+    clients = [httpx.AsyncClient(base_url=url, limits=limits, timeout=120) for _ in seeds]
+    try:
         start = asyncio.Event()
-        tasks = [asyncio.create_task(play_game(client, bot, seed, stats, start)) for seed in seeds]
+        tasks = [asyncio.create_task(play_game(c, bot, seed, stats, start)) for c, seed in zip(clients, seeds)]
         await asyncio.sleep(max(0.0, start_at - time.time()))
         start.set()
         await asyncio.gather(*tasks)
-    return stats, time.time()
+        return stats, time.time()
+    finally:
+        for c in clients:
+            await c.aclose()
 
 
 def worker(url: str, seeds: list[int], bot: str, start_at: float) -> tuple[Stats, float]:

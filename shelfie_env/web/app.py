@@ -17,13 +17,14 @@ GET      /api/games/{id}/replay           replay JSON of a finished game
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+import anyio
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -154,10 +155,22 @@ def _since(request: Request) -> int:
     return since
 
 
-def create_app(db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY) -> Starlette:
-    """The ASGI app for the games stored at ``db_path`` (unfinished games resume at once)."""
+def create_app(db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY, worker_threads: int = 8) -> Starlette:
+    """The ASGI app for the games stored at ``db_path`` (unfinished games resume at once).
+
+    ``max_body`` caps request bodies (413 above it); ``worker_threads`` is how many
+    requests run game logic at the same time (it is CPU-bound Python, so a few suffice;
+    a slow bot then holds one worker, not the event loop).
+    """
     store = GameStore(db_path)
     service = GameService(store)
+    # Game logic is CPU-bound Python: a few worker threads keep the event loop free for I/O
+    # without dozens of threads fighting over the GIL (which made the latency tail long).
+    limiter = anyio.CapacityLimiter(worker_threads)
+
+    async def run_in_threadpool(fn: Callable[..., Any], *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args), limiter=limiter)
+
     resumed = service.resume()
     if resumed:
         log.info("resumed %d unfinished game(s) from %s", resumed, db_path)
