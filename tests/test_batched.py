@@ -155,3 +155,29 @@ def test_seeded_streams_are_reproducible() -> None:
         b.step(acts, active=live)
     assert np.array_equal(a.S, b.S)
     assert not np.array_equal(a.S, BatchedGame(8, 3, seed=12).S)
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4])
+def test_batched_greedy_picks_the_scalar_greedy_action(num_players: int) -> None:
+    from shelfie_env.batched.greedy import BatchedGreedy
+    from shelfie_env.bots.greedy import GreedyBot
+
+    bot = GreedyBot()
+    batch = BatchedGame(32, num_players, seed=40 + num_players)
+    greedy = BatchedGreedy(batch.table, num_players)
+    compared = 0
+    phases = set()
+    for _ in range(40):
+        actions = greedy.actions(batch)
+        for i in np.flatnonzero(~batch.done):
+            game = batch.to_game(i)
+            assert actions[i] == bot.act_game(game), batch.to_dict(i)
+            phases.add(game.phase_name)
+            compared += 1
+        assert (actions[batch.done] == -1).all()
+        moves = batch.random_actions()
+        live = ~batch.done
+        batch.step(np.where(live, moves, 0), active=live)
+        if batch.done.any():
+            batch.reset(which=batch.done)
+    assert compared >= 1000 and phases == {"reroll", "circle", "cross"}

@@ -209,3 +209,24 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
     assert len(model.ep_info_buffer) > 0
     assert records["rollout/ep_score_mean"] == pytest.approx(np.mean([e["score"] for e in model.ep_info_buffer]))
     assert records["rollout/ep_rew_mean"] == pytest.approx(records["rollout/ep_score_mean"])  # solo: return = score
+
+
+def test_compiled_greedy_opponents_match_the_per_game_fallback() -> None:
+    from shelfie_env.bots.greedy import GreedyBot
+
+    class PerGameGreedy(GreedyBot):
+        """The same bot, but not the built-in type: the env asks it game by game."""
+
+    compiled = VersusVectorEnv(8, num_players=3, seat=1, opponents="greedy", seed=21)
+    fallback = VersusVectorEnv(8, num_players=3, seat=1, opponents=[PerGameGreedy(), PerGameGreedy()], seed=21)
+    assert compiled._autoreset.sum() == 0 and np.array_equal(compiled.core.batch.S, fallback.core.batch.S)
+    rng = np.random.default_rng(5)
+    ended = 0
+    for _ in range(150):
+        actions = _random_legal(compiled.action_masks(), rng)
+        _, r1, t1, _, _ = compiled.step(actions)
+        _, r2, t2, _, _ = fallback.step(actions)
+        assert np.array_equal(compiled.core.batch.S, fallback.core.batch.S)
+        assert np.array_equal(r1, r2) and np.array_equal(t1, t2)
+        ended += int(t1.sum())
+    assert ended > 0

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 with warnings.catch_warnings():  # starlette announces a future switch of its test client to httpx2
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
 from shelfie_env import bots
@@ -22,8 +22,6 @@ from shelfie_env.web import service as service_module
 from shelfie_env.web.app import MAX_BODY, create_app
 from shelfie_env.web.service import MAX_NAME, GameService
 from shelfie_env.web.store import GameStore
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 HUMAN_VS_RANDOM = {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "random"}]}
 TWO_HUMANS = {"seats": [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}]}
@@ -525,3 +523,21 @@ def test_real_hint_module_when_present(client: TestClient) -> None:
     legal = {m["action"] for m in view["legal"]}
     hints = r.json()["hints"]
     assert 1 <= len(hints) <= 3 and all(h["action"] in legal for h in hints)
+
+
+def test_replay_file_plays_back_in_the_terminal(client: TestClient, tmp_path: Path) -> None:
+    import argparse
+    import io
+
+    from shelfie_env.cli import run_replay
+
+    view = create(client, HUMAN_VS_RANDOM)
+    final = play_out(client, view, view["tokens"], random.Random(12))
+    path = tmp_path / "replay.json"
+    path.write_bytes(client.get(f"/api/games/{view['game_id']}/replay").content)
+    out = io.StringIO()
+    assert run_replay(argparse.Namespace(file=str(path), no_color=True), out) == 0
+    text = out.getvalue()
+    move_lines = [ln for ln in text.splitlines() if re.match(r"player [12]: (reroll|stop|circle|end|cross)", ln)]
+    assert len(move_lines) == final["num_moves"]
+    assert str(max(final["result"]["scores"])) in text

@@ -187,8 +187,18 @@ def test_play_a_whole_game_against_a_bot_by_clicking(browser: Any, server: Serve
     assert page.locator("#boards .board").count() == 2
     assert page.locator("#dice .die").count() == 6
     assert page.is_enabled("#stop") and not page.is_enabled("#end-turn")
+    # the hint button asks the planner; its first advice can be played with one click
+    assert page.is_visible("#hint")
+    page.click("#hint")
+    page.wait_for_selector("#hints li")
+    hints = page.locator("#hints li")
+    assert 1 <= hints.count() <= 3
+    first_hint = hints.nth(0).text_content() or ""
+    hints.nth(0).locator("button.play-hint").click()
+    ready(page)
+    assert first_hint.startswith(page.locator("#log li").nth(0).text_content().split(": ", 1)[1])
     rnd = random.Random(11)
-    actions = 0
+    actions = 1
     shot_taken = False
     while not page.is_visible("#result"):
         assert act_once(page, rnd), "a human seat facing a bot must always have a move"

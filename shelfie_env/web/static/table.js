@@ -357,8 +357,13 @@
       const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/hint",
         { seat: mySeat, token, k: 3 });
       for (const h of answer.hints) {
-        const value = h.value === null ? "" : " (" + h.value.toFixed(1) + ")";
-        list.appendChild(el("li", null, h.name + value + (h.reason ? " — " + h.reason : "")));
+        const li = el("li", null, h.name + (h.reason ? " — " + h.reason : ""));
+        if (h.value !== null) li.title = "expected value " + h.value.toFixed(2);
+        const play = el("button", "play-hint", "Play this");
+        play.type = "button";
+        play.addEventListener("click", () => act(h.action));
+        li.append(" ", play);
+        list.appendChild(li);
       }
       box.classList.remove("hidden");
     } catch (err) {

@@ -1,0 +1,93 @@
+"""The evaluation arena: consistent counts, seat rotation, reproducibility, outputs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from shelfie_env import arena
+
+
+def test_wilson_interval_known_values():
+    lo, hi = arena.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert arena.wilson(0, 20)[0] == 0.0 and arena.wilson(20, 20)[1] == 1.0
+    assert arena.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_parse_spec():
+    assert arena.parse_spec("random") == ("random", {})
+    assert arena.parse_spec("ppo:path=a.zip,deterministic=false,seed=3") == (
+        "ppo", {"path": "a.zip", "deterministic": False, "seed": 3})
+    with pytest.raises(ValueError, match="key=value"):
+        arena.parse_spec("ppo:path")
+
+
+def test_two_player_counts_and_seat_rotation():
+    res = arena.run_arena(["random", "greedy"], players=2, games=10, seed=5, workers=1)
+    (p,) = res["pairings"]
+    assert p["games"] == 10
+    assert p["wins"] + p["ties"] + p["losses"] == 10
+    assert p["bot_seat_counts"] == [5, 5]
+    for b in res["bots"]:
+        assert b["games"] == 10 and b["seat_counts"] == [5, 5]
+    assert p["losses"] >= 8  # greedy beats random nearly always
+    lo, hi = p["win_ci95"]
+    assert lo <= p["win_rate"] <= hi
+    ranks = [r["bot"] for r in res["ratings"]]
+    assert ranks[0] == "greedy"
+
+
+def test_field_of_three_in_three_player_games_is_balanced():
+    res = arena.run_arena(["random", "random:seed=1", "greedy"], players=3, games=6, workers=1)
+    for b in res["bots"]:
+        assert b["seat_counts"] == [2, 2, 2]
+    assert len(res["pairings"]) == 3
+    for p in res["pairings"]:
+        assert p["wins"] + p["ties"] + p["losses"] == p["games"] == 6
+    assert len(res["ratings"]) == 3
+
+
+def test_results_do_not_depend_on_workers():
+    one = arena.run_arena(["random", "random:seed=9"], games=30, seed=1, workers=1, ratings=False)
+    two = arena.run_arena(["random", "random:seed=9"], games=30, seed=1, workers=2, ratings=False)
+    assert one["pairings"] == two["pairings"]
+    assert one["bots"] == two["bots"]
+
+
+def test_solo_reports_scores_only():
+    res = arena.run_arena(["random", "greedy"], players=1, games=4, workers=1)
+    assert res["pairings"] == [] and "ratings" not in res
+    assert [b["games"] for b in res["bots"]] == [4, 4]
+    assert res["bots"][1]["mean_score"] > res["bots"][0]["mean_score"]
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="unknown bot"):
+        arena.run_arena(["random", "nosuchbot"], games=2, workers=1)
+    with pytest.raises(ValueError, match="at least 3 bots"):
+        arena.run_arena(["random", "greedy"], players=3, games=2, workers=1)
+    with pytest.raises(ValueError, match="distinct"):
+        arena.run_arena(["random", "random"], games=2, workers=1)
+
+
+def test_cli_writes_json_markdown_and_plot(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    recs = [{"steps": s, "greedy": {"win_rate": w, "ci95": [w - 0.1, w + 0.1]},
+             "random": {"win_rate": 0.9, "ci95": [0.85, 0.95]}} for s, w in ((0, 0.1), (1000, 0.4))]
+    (run_dir / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    parser = argparse.ArgumentParser()
+    arena.add_arguments(parser)
+    out = tmp_path / "res"
+    args = parser.parse_args(["random", "greedy", "--games", "4", "--workers", "1", "--out", str(out),
+                              "--plot", str(run_dir)])
+    assert arena.run(args) == 0
+    data = json.loads(out.with_suffix(".json").read_text())
+    assert data["config"]["games_per_group"] == 4
+    assert "| `random` | `greedy` | 4 |" in out.with_suffix(".md").read_text()
+    assert (run_dir / "win_rate.png").stat().st_size > 1000
+    assert arena.run(parser.parse_args(["nosuchbot", "random"])) == 2
+    assert "unknown bot" in capsys.readouterr().err

@@ -1,0 +1,121 @@
+"""Training smoke run, model cards and checkpoint validation."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from shelfie_env.checkpoint import CheckpointMismatchError, load_card, load_model
+from shelfie_env.engine import Game
+from training import train as train_cli
+from training.config import TrainConfig, field_docs
+from training.selfplay import OpponentPool, SelfPlayEnv
+
+TINY = ["--n-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32",
+        "--eval-every", "256", "--eval-games", "4", "--save-every", "256", "--snapshot-every", "256"]
+
+
+def _args(*extra: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    return parser.parse_args([*TINY, *extra])
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("run") / "r"
+    export = run_dir.parent / "exported.zip"
+    assert train_cli.run(_args("--total-steps", "768", "--run-dir", str(run_dir), "--export", str(export))) == 0
+    return run_dir, export
+
+
+def test_smoke_run_writes_loadable_checkpoint_with_card(smoke_run):
+    run_dir, export = smoke_run
+    card = load_card(run_dir / "latest.zip", num_players=2)
+    assert card["env_id"] == "shelfie/Versus-v0" and card["steps"] >= 768
+    assert card["config"]["total_steps"] == 768 and card["wall_time_s"] > 0
+    model, _ = load_model(run_dir / "latest.zip")
+    assert model.num_timesteps == card["steps"]
+    evals = [json.loads(x) for x in (run_dir / "eval.jsonl").read_text().splitlines()]
+    assert len(evals) >= 3 and evals[0]["greedy"]["games"] == 4
+    best = load_card(run_dir / "best.zip")
+    assert best["evaluation"]["periodic"]["opponent"] == "greedy"
+    assert load_card(export)["steps"] == best["steps"]
+    assert (run_dir / "tb").is_dir() and (run_dir / "pool.npz").is_file()
+
+
+def test_resume_continues_the_step_count(smoke_run, tmp_path):
+    run_dir = tmp_path / "copy"
+    shutil.copytree(smoke_run[0], run_dir)
+    assert train_cli.run(_args("--resume", "--run-dir", str(run_dir), "--total-steps", "1024")) == 0
+    assert load_card(run_dir / "latest.zip")["steps"] >= 1024
+    # starting afresh over an existing run is refused
+    assert train_cli.run(_args("--run-dir", str(run_dir), "--total-steps", "256")) == 2
+
+
+def test_mismatched_card_is_refused(smoke_run, tmp_path):
+    src = smoke_run[0] / "latest"
+    for field, value, message in (("obs_version", 999, "obs_version"),
+                                  ("observation_size", 1, "observation_size"),
+                                  ("env_id", "shelfie/Other-v9", "env_id")):
+        shutil.copyfile(src.with_suffix(".zip"), tmp_path / "m.zip")
+        card = json.loads(src.with_suffix(".json").read_text())
+        card[field] = value
+        (tmp_path / "m.json").write_text(json.dumps(card))
+        with pytest.raises(CheckpointMismatchError, match=message):
+            load_model(tmp_path / "m.zip")
+    shutil.copyfile(src.with_suffix(".json"), tmp_path / "m.json")
+    with pytest.raises(CheckpointMismatchError, match="trained for 2 player"):
+        load_model(tmp_path / "m.zip", num_players=3)
+    (tmp_path / "m.json").unlink()
+    with pytest.raises(CheckpointMismatchError, match="no model card"):
+        load_model(tmp_path / "m.zip")
+
+
+def test_config_validation_and_docs():
+    docs = field_docs()
+    import dataclasses
+
+    assert {f.name for f in dataclasses.fields(TrainConfig)} == set(docs)
+    with pytest.raises(ValueError, match="players"):
+        TrainConfig(players=5)
+    with pytest.raises(ValueError, match="opp_random"):
+        TrainConfig(opp_random=0.8, opp_greedy=0.5)
+    with pytest.raises(ValueError, match="unknown config field"):
+        TrainConfig.from_dict({"nope": 1})
+    assert TrainConfig.from_dict(TrainConfig().to_dict()) == TrainConfig()
+
+
+def test_selfplay_env_rewards_from_the_learners_seat():
+    pool = OpponentPool(opp_random=1.0, opp_greedy=0.0, seed=0)
+    env = SelfPlayEnv(2, pool, margin_coef=0.0, seed=3)
+    seats = set()
+    for ep in range(6):
+        obs, _ = env.reset(seed=ep)
+        seats.add(env.seat)
+        assert env.game.current == env.seat
+        done, total = False, 0.0
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            obs, r, done, _, info = env.step(int(legal[0]))
+            total += r
+            if not done:
+                assert env.game.current == env.seat
+        own, other = info["scores"][env.seat], info["scores"][1 - env.seat]
+        assert total == (own > other) - (own < other)
+    assert seats == {0, 1}
+
+
+def test_solo_env_reward_sums_to_scaled_score():
+    env = SelfPlayEnv(1, None, solo_reward_scale=0.5, seed=1)
+    env.reset(seed=1)
+    total, done = 0.0, False
+    while not done:
+        _, r, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        total += r
+    assert total == pytest.approx(0.5 * info["scores"][0])
+    assert isinstance(env.game, Game)
