@@ -11,10 +11,12 @@ observations, masks, rewards and resets are computed for all games at once.
   as in ``shelfie/Versus-v0``); its reward is 0 until the game
   ends, then its final reward under ``reward_mode`` (``"rank"``, ``"score"``,
   ``"margin"``, as in :mod:`shelfie_env.shelfie_v0`). Opponents play inside
-  ``step``/``reset`` until the learner is on turn. ``"random"`` opponents play
-  inside one compiled call; any other bot (a name for
-  :func:`shelfie_env.bots.make` or a bot object) is asked game by game through
-  :func:`shelfie_env.bots.act_on_game`.
+  ``step``/``reset`` until the learner is on turn. ``"random"`` and
+  ``"greedy"`` opponents (the built-in bots) play inside one compiled call for
+  all games (random ones draw from per-game streams; greedy is the compiled
+  copy in :mod:`shelfie_env.batched.greedy`, move for move the same); any other
+  bot (a name for :func:`shelfie_env.bots.make` or a bot object) is asked game
+  by game through :func:`shelfie_env.bots.act_on_game`.
 
 Auto-reset follows Gymnasium 1.x ``AutoresetMode``: ``NEXT_STEP`` (default:
 after a game ends, the next ``step`` ignores that game's action and returns the
@@ -38,7 +40,10 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import NUM_ACTIONS
 from .batched import BatchedGame, seed_streams
+from .batched.greedy import GREEDY, OTHER, RANDOM, BatchedGreedy, play_compiled_bots
 from .bots import Bot, act_on_game, make
+from .bots.greedy import GreedyBot
+from .bots.random_bot import RandomBot
 from .observation import observation_size
 
 REWARD_MODES = ("rank", "score", "margin")
@@ -81,7 +86,8 @@ class BatchedSeats:
         for b in self.opponents:
             if not callable(getattr(b, "act", None)) and not callable(getattr(b, "act_game", None)):
                 raise ValueError(f"opponents: {b!r} has no act(state) method")
-        self._random_only = all(getattr(b, "name", None) == "random" for b in self.opponents)
+        self._kind_of_bot = np.array([_compiled_kind(b) for b in self.opponents] + [OTHER], dtype=np.int64)
+        self._greedy = BatchedGreedy(self.batch.table, n)
         self.learner = np.full(self.num_envs, self.fixed_seat or 0, dtype=np.int64)
         self._seat_rng = np.random.default_rng(seed)
         self.bot_rng = seed_streams(None if seed is None else seed + 1, self.num_envs)
@@ -105,7 +111,9 @@ class BatchedSeats:
             self.learner[sel] = self._seat_rng.integers(0, self.num_players, size=int(sel.sum()))
         # opponent k (0-based) sits in the k-th seat other than the learner's, in seat order
         seats = np.arange(self.num_players)[None, :]
-        self._bot_of_seat[sel] = seats - (seats > self.learner[sel, None])
+        bot_of_seat = seats - (seats > self.learner[sel, None])
+        bot_of_seat[seats == self.learner[sel, None]] = self.num_players - 1  # the learner: no bot (OTHER)
+        self._bot_of_seat[sel] = bot_of_seat
         self.ep_return[sel] = 0.0
         self.ep_length[sel] = 0
         self._play_opponents()
@@ -114,21 +122,18 @@ class BatchedSeats:
         if self.num_players == 1:
             return
         b = self.batch
-        if self._random_only:
-            b.play_random_until(self.learner, self.bot_rng)
-            return
         rows = np.arange(self.num_envs)
+        kinds = self._kind_of_bot[self._bot_of_seat]
         actions = np.zeros(self.num_envs, dtype=np.int64)
         while True:
+            play_compiled_bots(b, self.learner, kinds, self.bot_rng, self._greedy)
             need = ~b.done & (b.current != self.learner)
             if not need.any():
                 return
             bot_idx = self._bot_of_seat[rows, b.current]
-            rand = b.random_actions(self.bot_rng)
             actions[:] = 0
-            for i in np.flatnonzero(need):  # per-game fallback for bots without a batched path
-                bot = self.opponents[bot_idx[i]]
-                actions[i] = rand[i] if getattr(bot, "name", None) == "random" else act_on_game(bot, b.to_game(i))
+            for i in np.flatnonzero(need):  # per-game fallback for bots without a compiled path
+                actions[i] = act_on_game(self.opponents[bot_idx[i]], b.to_game(i))
             b.step(actions, active=need)
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -180,6 +185,15 @@ class BatchedSeats:
 
     def learner_scores(self) -> np.ndarray:
         return self.batch.scores[np.arange(self.num_envs), self.learner].copy()
+
+
+def _compiled_kind(bot: Bot) -> int:
+    """RANDOM / GREEDY for the built-in bots that have a compiled batched version, else OTHER."""
+    if type(bot) is RandomBot:
+        return RANDOM
+    if type(bot) is GreedyBot:
+        return GREEDY
+    return OTHER
 
 
 class _ShelfieVectorEnv(VectorEnv):
