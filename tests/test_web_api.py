@@ -421,6 +421,8 @@ def test_restart_lets_a_due_bot_move(db: Path, monkeypatch: pytest.MonkeyPatch) 
     assert resumed["num_moves"] > stuck
     assert {m["seat"] for m in resumed["moves"][stuck:]} == {1}
     assert resumed["state"]["current_player"] == 0 or resumed["over"]
+    r = second.get(f"/api/games/{damaged}")
+    assert r.status_code == 500 and r.json()["error"] == "damaged_game" and "num_players" in r.json()["message"]
 
 
 def test_dice_continue_identically_after_a_restart(tmp_path: Path) -> None:
@@ -541,3 +543,34 @@ def test_replay_file_plays_back_in_the_terminal(client: TestClient, tmp_path: Pa
     move_lines = [ln for ln in text.splitlines() if re.match(r"player [12]: (reroll|stop|circle|end|cross)", ln)]
     assert len(move_lines) == final["num_moves"]
     assert str(max(final["result"]["scores"])) in text
+
+
+def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Passive:
+        def act(self, state: dict[str, Any]) -> int:
+            return Game.from_dict(state).legal_actions()[0]
+
+    bots.register("vanishing-test-bot", Passive)
+    try:
+        first = TestClient(create_app(db))
+        damaged = create(first, TWO_HUMANS)["game_id"]
+        view = create(first, {"seats": [{"type": "human"}, {"type": "bot", "bot": "vanishing-test-bot"}]})
+        gid, token = view["game_id"], view["tokens"]["0"]
+        monkeypatch.setattr(GameService, "_run_bots", lambda self, session: None)  # crash before the bot moves
+        view = act(first, gid, 0, token, 0).json()
+        while view["state"]["current_player"] == 0:
+            view = act(first, gid, 0, token, view["legal"][0]["action"]).json()
+        monkeypatch.undo()
+    finally:
+        bots._REGISTRY.pop("vanishing-test-bot", None)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE games SET state=? WHERE id=?", (json.dumps({"num_players": 9}), damaged))
+    con.commit()
+    con.close()
+    second = TestClient(create_app(db))  # starts although one game is unreadable
+    resumed = snapshot(second, gid)
+    bot_moves = [m for m in resumed["moves"] if m["seat"] == 1]
+    assert bot_moves and all("bot error" in m["name"] for m in bot_moves)
+    assert resumed["state"]["current_player"] == 0 or resumed["over"]
+    r = second.get(f"/api/games/{damaged}")
+    assert r.status_code == 500 and r.json()["error"] == "damaged_game" and "num_players" in r.json()["message"]

@@ -297,13 +297,19 @@ class GameService:
     def resume(self) -> int:
         """Load every unfinished game and let the bots that are due play; return how many games."""
         rows = self.store.active_games()
+        resumed = 0
         for row in rows:
-            session = self._load_session(row)
+            try:
+                session = self._load_session(row)
+            except ValueError:  # a damaged row must not keep the server (and the other games) down
+                log.exception("game %s cannot be resumed: its stored state is invalid", row.id)
+                continue
             with self._sessions_lock:
                 session = self._sessions.setdefault(row.id, session)
             with session.lock:
                 self._run_bots(session)
-        return len(rows)
+            resumed += 1
+        return resumed
 
     # ------------------------------------------------------------ internals
     def _row(self, game_id: str) -> GameRow:
@@ -321,8 +327,12 @@ class GameService:
         row = self._row(game_id)
         if row.status == "over":
             return None
+        try:
+            loaded = self._load_session(row)
+        except ValueError as exc:
+            raise WebError(500, "damaged_game", f"game {game_id} cannot be loaded: {exc}") from exc
         with self._sessions_lock:
-            return self._sessions.setdefault(game_id, self._load_session(row))
+            return self._sessions.setdefault(game_id, loaded)
 
     @staticmethod
     def _load_session(row: GameRow) -> Session:
@@ -408,11 +418,11 @@ class GameService:
         game = session.game
         while not game.over and session.seats[game.current]["type"] == "bot":
             bot_name = session.seats[game.current]["bot"]
-            bot, lock = self._bot(bot_name, game.num_players)
             # The bot sees a copy with its own dice, so it can neither change the game nor draw its dice.
             view = game.clone(rng=np.random.default_rng(0))
             note = None
             try:
+                bot, lock = self._bot(bot_name, game.num_players)  # fails if e.g. its model file went away
                 with lock:
                     action = bots_module.act_on_game(bot, view)
                 if action not in game.legal_actions():
