@@ -16,7 +16,8 @@ from training.config import TrainConfig, field_docs
 from training.selfplay import OpponentPool, SelfPlayEnv
 
 TINY = ["--n-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32",
-        "--eval-every", "256", "--eval-games", "4", "--save-every", "256", "--snapshot-every", "256"]
+        "--eval-every", "256", "--eval-games", "4", "--save-every", "256", "--snapshot-every", "256",
+        "--bc-games", "3", "--bc-epochs", "1"]
 
 
 def _args(*extra: str) -> argparse.Namespace:
@@ -119,3 +120,20 @@ def test_solo_env_reward_sums_to_scaled_score():
         total += r
     assert total == pytest.approx(0.5 * info["scores"][0])
     assert isinstance(env.game, Game)
+
+
+def test_warm_start_records_metrics(smoke_run):
+    bc = json.loads((smoke_run[0] / "bc.json").read_text())
+    assert bc["decisions"] > 50 and 0.0 <= bc["bc_accuracy"] <= 1.0
+    assert (smoke_run[0].parent / "teacher").is_dir()
+
+
+def test_teacher_returns_are_discounted_outcomes():
+    from training.bc import teacher_data
+
+    data = teacher_data(2, 2, "greedy", seed=4, gamma=0.5, margin_coef=0.0, solo_reward_scale=0.0)
+    n = len(data["actions"])
+    assert data["obs"].shape == (n, 184) and data["masks"].shape == (n, 120)
+    assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))
+    r = np.abs(data["returns"])
+    assert r.max() == 1.0 and (r > 0).all()  # last decision of each player: +-1, earlier ones discounted

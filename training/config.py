@@ -85,6 +85,16 @@ class TrainConfig:
     """Of the remaining (self-play) share, the fraction played by the newest snapshot; the rest
     is uniform over the older snapshots in the pool."""
 
+    bc_games: int = 3000
+    """Warm start (``training/bc.py``): games of the teacher against itself whose decisions the
+    network imitates before PPO starts (0 = start PPO from a random network)."""
+
+    bc_epochs: int = 4
+    """Passes of behaviour cloning over the teacher data."""
+
+    bc_teacher: str = "greedy"
+    """Bot imitated by the warm start."""
+
     snapshot_every: int = 100_000
     """Learner steps between two frozen snapshots added to the opponent pool."""
 
@@ -112,6 +122,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
+        if self.bc_games < 0 or self.bc_epochs < 0:
+            raise ValueError("bc_games and bc_epochs must be >= 0")
         for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                      "eval_every", "save_every", "pool_size"):
             if getattr(self, name) <= 0:

@@ -151,6 +151,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
             ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, seed=cfg.seed, device="cpu", verbose=0,
             policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}, "activation_fn": act},
         )
+    if not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
+        warm_start(model, cfg, run_dir)
     model.set_logger(Logger(str(run_dir), [HumanOutputFormat(sys.stdout), CSVOutputFormat(str(run_dir / "progress.csv")),
                                            RenamedTensorBoard(str(run_dir / "tb"))]))
     callbacks = [
@@ -169,6 +171,30 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         print(f"already at {model.num_timesteps} >= total_steps {cfg.total_steps}", flush=True)
     venv.close()
     return run_dir
+
+
+def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
+    """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
+    import numpy as np
+
+    from .bc import clone, teacher_data
+
+    cache = run_dir.parent / "teacher" / (f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
+                                    f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}.npz")
+    t0 = time.time()
+    if cache.is_file():
+        with np.load(cache) as f:
+            data = {k: f[k] for k in f.files}
+        print(f"[bc] teacher data from {cache}", flush=True)
+    else:
+        data = teacher_data(cfg.players, cfg.bc_games, cfg.bc_teacher, cfg.seed + 12345, cfg.gamma,
+                            cfg.margin_coef, cfg.solo_reward_scale)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(cache, **data)
+        print(f"[bc] {len(data['actions'])} teacher decisions in {time.time() - t0:.0f}s -> {cache}", flush=True)
+    metrics = clone(model, data, cfg.bc_epochs, seed=cfg.seed)
+    (run_dir / "bc.json").write_text(json.dumps({**metrics, "decisions": int(len(data["actions"])),
+                                                 "seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
 
 
 def run(args: argparse.Namespace) -> int:

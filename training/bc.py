@@ -1,0 +1,106 @@
+"""Optional warm start: behaviour cloning of a teacher bot before PPO.
+
+PPO from a random network spends millions of steps learning what a simple
+heuristic already knows. With ``bc_games > 0`` the run first plays
+``bc_games`` games of the teacher (``greedy`` by default) against itself,
+records every decision (observation from the mover's seat, legal mask, action)
+and the mover's discounted final reward, and fits the actor by masked
+cross-entropy and the critic by mean squared error on those returns. PPO then
+continues from that network; the card records the warm start.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.bots import act_on_game, make
+from shelfie_env.engine import Game
+from shelfie_env.observation import encode
+
+
+def teacher_data(players: int, games: int, teacher: str, seed: int, gamma: float,
+                 margin_coef: float, solo_reward_scale: float) -> dict[str, np.ndarray]:
+    """Decisions of ``teacher`` in ``games`` self-play games: obs, masks, actions, returns."""
+    bot = make(teacher)
+    rng = np.random.default_rng(seed)
+    obs, masks, acts, rets = [], [], [], []
+    for _ in range(games):
+        game = Game.new(players, rng=rng)
+        movers: list[int] = []
+        step_rewards: list[float] = []
+        while not game.over:
+            p = game.current
+            before = game.score(p)
+            obs.append(encode(game, p))
+            masks.append(game.legal_mask().astype(bool))
+            a = act_on_game(bot, game)
+            acts.append(a)
+            game.step(a)
+            movers.append(p)
+            step_rewards.append((game.score(p) - before) * solo_reward_scale if players == 1 else 0.0)
+        scores = game.scores()
+        final = []
+        for p in range(players):
+            others = scores[:p] + scores[p + 1:]
+            if not others:
+                final.append(0.0)
+                continue
+            rank = (sum(o < scores[p] for o in others) - sum(o > scores[p] for o in others)) / len(others)
+            final.append(rank + margin_coef * (scores[p] - max(others)) / 50.0)
+        # discounted return of each decision, counted in the mover's own decisions
+        nxt: list[float | None] = [None] * players
+        out = [0.0] * len(movers)
+        for k in range(len(movers) - 1, -1, -1):
+            p = movers[k]
+            g = final[p] if nxt[p] is None else gamma * nxt[p]
+            out[k] = nxt[p] = step_rewards[k] + g
+        rets.extend(out)
+    return {"obs": np.asarray(obs, np.float32), "masks": np.asarray(masks), "actions": np.asarray(acts),
+            "returns": np.asarray(rets, np.float32)}
+
+
+def clone(model: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int = 1024, lr: float = 1e-3,
+          seed: int = 0, log: Any = print) -> dict[str, float]:
+    """Fit ``model.policy`` (actor: cross-entropy, critic: MSE) on teacher data; returns final metrics."""
+    import torch
+
+    policy = model.policy
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    n = len(data["actions"])
+    rng = np.random.default_rng(seed)
+    obs = torch.as_tensor(data["obs"])
+    masks = data["masks"]
+    acts = torch.as_tensor(data["actions"], dtype=torch.long)
+    rets = torch.as_tensor(data["returns"])
+    metrics: dict[str, float] = {}
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        t0 = time.time()
+        order = rng.permutation(n)
+        ce_sum = v_sum = acc_sum = 0.0
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
+            ce = -log_prob.mean()
+            vloss = torch.nn.functional.mse_loss(values.flatten(), rets[idx])
+            loss = ce + 0.5 * vloss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            opt.step()
+            with torch.no_grad():
+                dist = policy.get_distribution(obs[idx], action_masks=masks[idx])
+                acc = (dist.distribution.probs.argmax(1) == acts[idx]).float().mean()
+            k = len(idx)
+            ce_sum += float(ce.detach()) * k
+            v_sum += float(vloss.detach()) * k
+            acc_sum += float(acc) * k
+        metrics = {"bc_cross_entropy": ce_sum / n, "bc_value_mse": v_sum / n, "bc_accuracy": acc_sum / n}
+        log(f"[bc] epoch {epoch + 1}/{epochs}: cross-entropy {metrics['bc_cross_entropy']:.3f}, "
+            f"accuracy {metrics['bc_accuracy']:.3f}, value mse {metrics['bc_value_mse']:.3f} "
+            f"({time.time() - t0:.0f}s)")
+    policy.set_training_mode(False)
+    return metrics
