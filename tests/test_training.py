@@ -108,6 +108,7 @@ def test_selfplay_env_rewards_from_the_learners_seat():
                 assert env.game.current == env.seat
         own, other = info["scores"][env.seat], info["scores"][1 - env.seat]
         assert total == (own > other) - (own < other)
+        assert info["win"] == float(own > other) and info["opponents"] == ["random"]
     assert seats == {0, 1}
 
 

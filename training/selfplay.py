@@ -38,6 +38,30 @@ class SnapshotBot:
     def act_game(self, game: Game) -> int:
         return self.policy.act(encode(game, game.current), game.legal_mask(), self.deterministic, self.rng)
 
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+class PoolSeat:
+    """An opponent seat of ``Versus-v0`` whose bot is drawn from the pool at every episode."""
+
+    def __init__(self, pool: "OpponentPool") -> None:
+        self.pool = pool
+        self.bot: Any = pool.random
+
+    def resample(self) -> None:
+        self.bot = self.pool.sample()
+
+    @property
+    def tag(self) -> str:
+        return getattr(self.bot, "tag", getattr(self.bot, "name", type(self.bot).__name__))
+
+    def act_game(self, game: Game) -> int:
+        return act_on_game(self.bot, game)
+
+    def act(self, state: dict[str, Any]) -> int:
+        return int(self.bot.act(state))
+
 
 class OpponentPool:
     """Random, greedy and frozen snapshots of the learner, sampled per episode."""
@@ -94,15 +118,16 @@ class OpponentPool:
             self.snapshots.append((str(tag), NumpyPolicy.from_state(sub)))
 
 
-class SelfPlayEnv(gym.Env):
-    """The learner's seat of a ``players``-player game; opponents come from a pool.
+class SelfPlayEnv(gym.Wrapper):
+    """The learner's view for training: ``shelfie/Versus-v0`` with pool opponents, or ``Solo-v0``.
 
-    Observation: :func:`shelfie_env.observation.encode` from the learner's seat;
-    action: ``Discrete(120)`` with :meth:`action_masks` (sb3-contrib protocol).
-    ``info`` at game end holds ``scores``, ``seat`` and ``opponents``.
+    Multiplayer: every opponent seat is a :class:`PoolSeat`, redrawn at each
+    reset; the learner's seat is random (Versus-v0 ``seat=None``); the rank
+    reward at game end gets the score-margin term ``margin_coef * (own - best
+    rival) / 50`` added, and ``info["win"]`` is 1.0 for a win. Solo: the
+    per-step score change times ``solo_reward_scale``. ``action_masks()`` is the
+    wrapped env's (sb3-contrib protocol).
     """
-
-    metadata = {"render_modes": []}
 
     def __init__(
         self,
@@ -112,37 +137,37 @@ class SelfPlayEnv(gym.Env):
         solo_reward_scale: float = 0.02,
         seed: int | None = None,
     ) -> None:
+        from shelfie_env.gym_envs import SoloEnv, VersusEnv
+
         if not 1 <= players <= 4:
             raise ValueError(f"players must be 1..4, got {players}")
         self.players = players
         self.pool = pool if pool is not None or players == 1 else OpponentPool(seed=seed)
-        self.margin_coef, self.solo_reward_scale = margin_coef, solo_reward_scale
+        self.seats = [PoolSeat(self.pool) for _ in range(players - 1)]
+        env = SoloEnv() if players == 1 else VersusEnv(players, seat=None, opponents=self.seats, reward_mode="rank")
+        super().__init__(env)
         self.observation_space = gym.spaces.Box(0.0, 1.0, (observation_size(players),), np.float32)
-        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self._rng = np.random.default_rng(seed)
-        self.game: Game | None = None
-        self.seat = 0
-        self.opponents: list[Any] = []
+        self.margin_coef, self.solo_reward_scale = margin_coef, solo_reward_scale
+        self._first_seed = seed
+
+    @property
+    def game(self) -> Game:
+        return self.env.unwrapped.game
+
+    @property
+    def seat(self) -> int:
+        return self.env.unwrapped.seat
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        self.game = Game.new(self.players, rng=self._rng)
-        self.seat = int(self._rng.integers(self.players))
-        self.opponents = [self.pool.sample() for _ in range(self.players - 1)] if self.pool else []
-        self._play_opponents()
-        return encode(self.game, self.seat), {}
-
-    def _play_opponents(self) -> None:
-        g = self.game
-        while not g.over and g.current != self.seat:
-            k = (g.current - self.seat) % self.players - 1
-            g.step(act_on_game(self.opponents[k], g))
+        if seed is None and self._first_seed is not None:
+            seed, self._first_seed = self._first_seed, None
+        for s in self.seats:
+            s.resample()
+        return self.env.reset(seed=seed, options=options)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (bool array of 120)."""
-        return self.game.legal_mask().astype(bool)
+        return self.env.unwrapped.action_masks()
 
     def add_snapshot(self, policy: NumpyPolicy, tag: str) -> None:
         """Forwarded to the pool (``VecEnv.env_method`` target)."""
@@ -150,22 +175,13 @@ class SelfPlayEnv(gym.Env):
             self.pool.add_snapshot(policy, tag)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        g = self.game
-        before = g.score(self.seat) if self.players == 1 else 0
-        g.step(int(action))
-        self._play_opponents()
-        reward, info = 0.0, {}
+        obs, reward, terminated, truncated, info = self.env.step(int(action))
         if self.players == 1:
-            reward = (g.score(0) - before) * self.solo_reward_scale
-        if g.over:
-            scores = g.scores()
-            own = scores[self.seat]
-            others = scores[: self.seat] + scores[self.seat + 1 :]
-            if others:
-                rank = (sum(o < own for o in others) - sum(o > own for o in others)) / len(others)
-                reward = rank + self.margin_coef * (own - max(others)) / 50.0
-                info["win"] = float(own > max(others))
-            info.update(scores=scores, seat=self.seat,
-                        opponents=[getattr(o, "tag", getattr(o, "name", type(o).__name__))
-                                   for o in self.opponents])
-        return encode(g, self.seat), float(reward), g.over, False, info
+            reward *= self.solo_reward_scale
+        elif terminated:
+            scores, seat = info["scores"], info["seat"]
+            own, best = scores[seat], max(scores[:seat] + scores[seat + 1:])
+            reward += self.margin_coef * (own - best) / 50.0
+            info["win"] = float(own > best)
+            info["opponents"] = [s.tag for s in self.seats]
+        return obs, float(reward), terminated, truncated, info

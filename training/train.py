@@ -141,7 +141,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         if cfg.players > 1 and pool_file.is_file() and not cfg.subproc:
             with np.load(pool_file) as data:
                 for env in venv.envs:
-                    env.unwrapped.pool.load_state(data)
+                    env.get_wrapper_attr("pool").load_state(data)
         print(f"resumed {latest} at {model.num_timesteps} steps", flush=True)
     else:
         act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
@@ -161,7 +161,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     ]
     if cfg.players > 1:
         callbacks.insert(0, SelfPlayCallback(cfg.snapshot_every))
-        if resume and any(env.unwrapped.pool.snapshots for env in getattr(venv, "envs", [])):
+        if resume and any(env.get_wrapper_attr("pool").snapshots for env in getattr(venv, "envs", [])):
             callbacks[0]._last = model.num_timesteps
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
