@@ -307,3 +307,67 @@ def test_invite_link_second_person_and_server_restart(browser: Any, server: Serv
         assert nasty in (page.text_content("#log") or "")
         assert page.locator("[onload]").count() == 0
     bob.screenshot(path=str(tmp_path / "web_table_phone.png"), full_page=True)
+
+
+def test_reroll_picks_map_to_the_canonical_ids(browser: Any, server: Server) -> None:
+    """Any choice of dice (count per face) becomes the one legal reroll id the engine expects."""
+    from shelfie_env.tables import REROLL_IDS
+
+    rnd = random.Random(3)
+    cases = []
+    for dice in REROLL_IDS:
+        counts = [rnd.randint(0, dice.count(f)) for f in range(6)]
+        if sum(counts) == 0:
+            counts[dice[0]] = 1
+        cases.append((list(dice), counts))
+    page = new_page(browser)
+    page.goto(server.url + "/")
+    ready(page)
+    ids = page.evaluate("cases => cases.map(([dice, counts]) => Shelfie.rerollId(dice, counts))", cases)
+    for (dice, counts), rid in zip(cases, ids):
+        assert rid in REROLL_IDS[tuple(dice)], (dice, counts, rid)
+        picked = [dice[i] for i in range(6) if rid >> i & 1]
+        assert [picked.count(f) for f in range(6)] == counts
+
+
+def test_joker_choice_is_asked_when_both_ways_are_legal(browser: Any, server: Server) -> None:
+    from shelfie_env.web.service import GameService
+    from shelfie_env.web.store import GameStore
+
+    empty = [[0] * 5 for _ in range(5)]
+    state = {
+        "num_players": 2, "points": [[1, 2, 3, 5, 8]] * 5, "boards": [empty, empty], "current_player": 0,
+        "phase": "circle", "dice": [0, 1, 4, 4, 4, 5], "spent": [False] * 6, "rolls_left": 0,
+        "circles_this_turn": 0, "end_triggered": False,
+    }  # fmt: skip
+    store = GameStore(server.db)  # the running server picks the new game up from the shared file
+    view = GameService(store).create(
+        {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "random"}]}, seed=1, state=state
+    )
+    store.close()
+    page = new_page(browser)
+    page.goto(server.url + view["links"]["0"])
+    ready(page)
+    cat3 = page.locator("#boards .board[data-seat='0'] .cell[data-row='4'][data-col='2']")
+    assert "legal" in (cat3.get_attribute("class") or "")
+    cat3.click()
+    assert page.is_visible("#joker-dialog")
+    assert "3 cats" in (page.text_content("#joker-no") or "")
+    assert "2 cats + the joker" in (page.text_content("#joker-yes") or "")
+    page.click("#joker-yes")
+    ready(page)
+    page.wait_for_selector("#log li")
+    assert page.locator("#log li").nth(0).text_content() == "Ann: circle cat #3 +joker"
+    assert "circled" in (cat3.get_attribute("class") or "")
+    # two cats and the joker are used up; a cat and End turn remain
+    spent = page.locator("#dice .die.spent")
+    assert sorted(spent.nth(i).get_attribute("data-face") for i in range(spent.count())) == ["cat", "cat", "joker"]
+    assert page.is_enabled("#end-turn")
+    legal_cells = page.locator("#boards .board[data-seat='0'] .cell.legal")
+    cells = {(legal_cells.nth(i).get_attribute("data-row"), legal_cells.nth(i).get_attribute("data-col"))
+             for i in range(legal_cells.count())}  # fmt: skip
+    assert cells == {("0", "0"), ("1", "0"), ("4", "0")}
+    page.click("#end-turn")
+    ready(page)
+    assert page.locator("#log li").nth(1).text_content() == "Ann: end turn"
+    assert page.locator("#log li").count() > 2  # the bot's turn followed

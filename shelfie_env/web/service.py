@@ -138,11 +138,15 @@ class GameService:
         return hint_function() is not None
 
     # ------------------------------------------------------------ creating
-    def create(self, spec: object, seed: int | None = None) -> dict[str, Any]:
+    def create(
+        self, spec: object, seed: int | None = None, state: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Start a game from ``{"seats": [{"type": "human"|"bot", "name"?, "bot"?}, ...]}``.
 
         Returns the first view (with the bots' opening moves, if any) plus
         ``tokens`` and ``links``: one secret per human seat (shown only here).
+        ``seed`` fixes the dice and ``state`` (a SPEC §6 dict) the starting
+        position; both are for Python callers (tests, tools), not the HTTP API.
         """
         if not isinstance(spec, dict):
             raise _bad("the body must be a JSON object like {\"seats\": [...]}")
@@ -180,7 +184,12 @@ class GameService:
                 raise _bad(f"seat {i}: 'type' must be 'human' or 'bot', got {kind!r}", "bad_seats")
         game_id = secrets.token_urlsafe(12)
         rng = np.random.default_rng(secrets.randbits(128) if seed is None else seed)
-        game = Game.new(len(seats), rng=rng)
+        if state is None:
+            game = Game.new(len(seats), rng=rng)
+        else:
+            game = Game.from_dict(state, rng=rng)
+            if game.num_players != len(seats):
+                raise _bad(f"the state has {game.num_players} players but {len(seats)} seats were given")
         session = Session(game_id, seats, game, rng, 0)
         self.store.create_game(game_id, seats, game.to_dict(), _rng_state(rng), "active")
         with self._sessions_lock:

@@ -67,6 +67,19 @@ const Shelfie = (() => {
     return data;
   }
 
+  /** Canonical reroll id (SPEC §6) for ``counts[face]`` dice of each face picked from the sorted ``dice``:
+      among dice showing the same face, the highest positions are the ones rerolled. */
+  function rerollId(dice, counts) {
+    let id = 0;
+    for (let face = 0; face < 6; face++) {
+      const positions = [];
+      dice.forEach((d, i) => { if (d === face) positions.push(i); });
+      const k = Math.max(0, Math.min(counts[face] || 0, positions.length));
+      for (const p of positions.slice(positions.length - k)) id |= 1 << p;
+    }
+    return id;
+  }
+
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /** Remembered games of this browser (links with tokens stay on this device). */
@@ -87,5 +100,5 @@ const Shelfie = (() => {
     },
   };
 
-  return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, sleep, memory };
+  return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, rerollId, sleep, memory };
 })();

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { SYMBOLS, PLURALS, FACES, icon, el, api, sleep, memory } = Shelfie;
+  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, memory } = Shelfie;
   const STOP = 0, CIRCLE_BASE = 64, END_TURN = 114, CROSS_BASE = 115;
   /** A timing setting: localStorage "shelfie:<key>" (ms) when set, else the default. */
   function setting(key, fallback) {
@@ -47,17 +47,6 @@
 
   function legalSet(interactive) {
     return interactive && myTurn() ? new Set(view.legal.map((m) => m.action)) : new Set();
-  }
-
-  /** Canonical reroll id (SPEC §6): per face, the highest positions of that face are rerolled. */
-  function rerollId(dice, counts) {
-    let id = 0;
-    for (let face = 0; face < 6; face++) {
-      const positions = [];
-      dice.forEach((d, i) => { if (d === face) positions.push(i); });
-      for (const p of positions.slice(positions.length - counts[face])) id |= 1 << p;
-    }
-    return counts.some((c) => c > 0) ? id : 0;
   }
 
   // ------------------------------------------------------------------ rendering
