@@ -217,7 +217,9 @@ def ppo_fps(kind: str, timesteps: int, rollout: int) -> tuple[float, float]:
         env: Any = ShelfieVecEnv(64, num_players=2, seed=0)
     else:
         env = DummyVecEnv([lambda: gym.make("shelfie/Versus-v0") for _ in range(8)])
-    model = MaskablePPO("MlpPolicy", env, n_steps=rollout // env.num_envs, batch_size=64, seed=0, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=rollout // env.num_envs, batch_size=64, seed=0, device="cpu"
+    )
     clock = RolloutClock()
     t0 = time.perf_counter()
     model.learn(timesteps, callback=clock)
@@ -245,7 +247,9 @@ def bench_pgx(python: str, sizes: list[int], seconds: float, repeats: int) -> di
         return {"skipped": f"no pgx Python at {python} (pip install pgx jax into a venv, pass --pgx-python)"}
     cmd = [python, str(ROOT / "scripts" / "_bench_pgx.py"), str(seconds), str(repeats), *map(str, sizes)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"}
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return {"skipped": f"pgx run failed: {exc}"}
     if proc.returncode != 0:
@@ -284,7 +288,10 @@ def table(res: dict[str, Any]) -> str:
     lines = ["| what | N | steps/s | note |", "|---|---:|---:|---|"]
     aec = res.get("aec")
     if aec:
-        lines.append(f"| PettingZoo `connect_four_v3.env()` (AEC) | 1 | {fmt(aec['connect_four_v3']['steps_per_s'])} | |")
+        lines.append(
+            f"| PettingZoo `connect_four_v3.env()` (AEC) | 1 | "
+            f"{fmt(aec['connect_four_v3']['steps_per_s'])} | |"
+        )
         lines.append(
             f"| `shelfie_v0.env()` (AEC) | 1 | {fmt(aec['shelfie_v0']['steps_per_s'])} | "
             f"ratio to connect_four {aec['ratio']:.2f} |"
@@ -295,10 +302,15 @@ def table(res: dict[str, Any]) -> str:
         note = f"peak {row['peak_bytes'] / 2**20:.1f} MiB"
         if n in pgx:
             note += f"; {row['state_mask']['steps_per_s'] / pgx[n]['steps_per_s']:.2f}x pgx"
-        lines.append(f"| batched engine (state + masks) | {n} | {fmt(row['state_mask']['steps_per_s'])} | {note} |")
+        lines.append(
+            f"| batched engine (state + masks) | {n} | {fmt(row['state_mask']['steps_per_s'])} | {note} |"
+        )
         lines.append(f"| batched engine + observations | {n} | {fmt(row['with_obs']['steps_per_s'])} | |")
     for n, r in sorted(pgx.items()):
-        lines.append(f"| pgx `connect_four` jit+vmap ({res['pgx'].get('pgx', '?')}) | {n} | {fmt(r['steps_per_s'])} | |")
+        lines.append(
+            f"| pgx `connect_four` jit+vmap ({res['pgx'].get('pgx', '?')}) | {n} | "
+            f"{fmt(r['steps_per_s'])} | |"
+        )
     if "skipped" in res.get("pgx", {}):
         lines.append(f"| pgx `connect_four` | | skipped | {res['pgx']['skipped']} |")
     vec = res.get("vector")
@@ -309,7 +321,10 @@ def table(res: dict[str, Any]) -> str:
             ("sb3_solo", "SB3 `ShelfieVecEnv` solo"),
             ("sb3_versus", "SB3 `ShelfieVecEnv` 2p (vs random)"),
         ):
-            lines.append(f"| {label} | {vec['n']} | {fmt(vec[key]['steps_per_s'])} | learner steps, random legal actions |")
+            lines.append(
+                f"| {label} | {vec['n']} | {fmt(vec[key]['steps_per_s'])} | "
+                "learner steps, random legal actions |"
+            )
     ppo = res.get("ppo")
     if ppo:
         a, d = ppo["adapter"], ppo["dummy8"]
@@ -319,7 +334,8 @@ def table(res: dict[str, Any]) -> str:
             f"({ppo['overall_ratio']:.2f}x) |"
         )
         lines.append(
-            f"| MaskablePPO via `DummyVecEnv` of 8 `shelfie/Versus-v0` | 8 | {fmt(d['rollout_fps'])} | rollout fps; "
+            "| MaskablePPO via `DummyVecEnv` of 8 `shelfie/Versus-v0` | 8 | "
+            f"{fmt(d['rollout_fps'])} | rollout fps; "
             f"with updates {fmt(d['overall_fps'])} |"
         )
     return "\n".join(lines)
@@ -331,7 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pgx-python", default=DEFAULT_PGX, help="a Python with pgx and jax installed")
     p.add_argument("--seconds", type=float, default=1.0, help="length of one timed run")
     p.add_argument("--repeats", type=int, default=3, help="timed runs per figure (the median is reported)")
-    p.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096], help="batch sizes of the engine")
+    p.add_argument(
+        "--sizes", type=int, nargs="+", default=[1, 64, 1024, 4096], help="batch sizes of the engine"
+    )
     p.add_argument("--ppo-timesteps", type=int, default=4096, help="MaskablePPO samples per fps run")
     p.add_argument("--skip", nargs="*", default=[], choices=["aec", "engine", "vector", "ppo", "pgx"])
     args = p.parse_args(argv)
@@ -341,8 +359,15 @@ def main(argv: list[str] | None = None) -> int:
     steps = [
         ("aec", lambda: bench_aec(args.seconds, args.repeats)),
         ("engine", lambda: bench_engine(args.sizes, args.seconds, args.repeats)),
-        ("pgx", lambda: bench_pgx(args.pgx_python, [n for n in (64, 1024) if n in args.sizes] or [64, 1024],
-                                  args.seconds, args.repeats)),
+        (
+            "pgx",
+            lambda: bench_pgx(
+                args.pgx_python,
+                [n for n in (64, 1024) if n in args.sizes] or [64, 1024],
+                args.seconds,
+                args.repeats,
+            ),
+        ),
         ("vector", lambda: bench_vector(64, args.seconds, args.repeats)),
         ("ppo", lambda: bench_ppo(args.ppo_timesteps, 2048, args.repeats)),
     ]
@@ -355,7 +380,10 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(res.get("pgx"), dict) and "skipped" in res["pgx"]:
         print(f"pgx skipped: {res['pgx']['skipped']}")
     m = res["machine"]
-    print(f"machine: {m.get('cpu_model', m['processor'])}, {m['cpus']} CPUs, load average at start {m['loadavg_at_start']}")
+    print(
+        f"machine: {m.get('cpu_model', m['processor'])}, {m['cpus']} CPUs, "
+        f"load average at start {m['loadavg_at_start']}"
+    )
     print(table(res))
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)

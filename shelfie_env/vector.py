@@ -24,7 +24,8 @@ first observation of a new game with reward 0) or ``SAME_STEP`` (the new game
 starts in the step that ended the old one; ``infos["final_obs"]`` and
 ``infos["final_info"]`` hold the last observation and info). At the end of an
 episode ``infos["score"]`` (masked by ``infos["_score"]``) holds the learner's
-final score, ``infos["scores"]`` every seat's and ``infos["seat"]`` the learner's seat. ``action_masks()`` returns the
+final score, ``infos["scores"]`` every seat's and ``infos["seat"]`` the learner's
+seat. ``action_masks()`` returns the
 ``(N, 120)`` bool legal mask; a game waiting for its NEXT_STEP reset shows only
 action 0 as legal (its action is ignored).
 """
@@ -249,7 +250,9 @@ class _ShelfieVectorEnv(VectorEnv):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {acts.shape}")
         core = self.core
         if self.autoreset_mode == AutoresetMode.DISABLED and (core.batch.done).any():
-            raise RuntimeError("autoreset_mode=DISABLED: reset finished games with options={'reset_mask': ...}")
+            raise RuntimeError(
+                "autoreset_mode=DISABLED: reset finished games with options={'reset_mask': ...}"
+            )
         pending = self._autoreset.copy()
         live = ~pending
         rewards, ended = core.step(np.where(live, acts, 0).astype(np.int64), live if pending.any() else None)
@@ -266,7 +269,11 @@ class _ShelfieVectorEnv(VectorEnv):
             obs = core.observe()
             infos["final_obs"] = np.where(ended[:, None], final_obs, 0.0).astype(np.float32)
             infos["_final_obs"] = ended.copy()
-            infos["final_info"] = {k: v for k, v in infos.items() if k in ("score", "_score", "scores", "_scores", "seat", "_seat")}
+            infos["final_info"] = {
+                k: v
+                for k, v in infos.items()
+                if k in ("score", "_score", "scores", "_scores", "seat", "_seat")
+            }
             infos["_final_info"] = ended.copy()
         else:
             obs = core.observe()
@@ -323,12 +330,22 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         seed: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 4:
+        if (
+            isinstance(num_players, bool)
+            or not isinstance(num_players, (int, np.integer))
+            or not 2 <= num_players <= 4
+        ):
             raise ValueError(f"num_players must be 2..4 for Versus, got {num_players!r}")
         super().__init__(
-            num_envs, int(num_players), autoreset_mode, seat=seat, opponents=opponents,
-            reward_mode=reward_mode, points=points, seed=seed,
+            num_envs,
+            int(num_players),
+            autoreset_mode,
+            seat=seat,
+            opponents=opponents,
+            reward_mode=reward_mode,
+            points=points,
+            seed=seed,
         )
 
 
-__all__ = ["BatchedSeats", "SoloVectorEnv", "VersusVectorEnv", "REWARD_MODES"]
+__all__ = ["REWARD_MODES", "BatchedSeats", "SoloVectorEnv", "VersusVectorEnv"]

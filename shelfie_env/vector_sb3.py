@@ -49,8 +49,13 @@ class ShelfieVecEnv(VecEnv):
         seed: int | None = None,
     ) -> None:
         self.core = BatchedSeats(
-            num_envs, num_players, seat=0 if num_players == 1 else seat,
-            opponents=() if num_players == 1 else opponents, reward_mode=reward_mode, points=points, seed=seed,
+            num_envs,
+            num_players,
+            seat=0 if num_players == 1 else seat,
+            opponents=() if num_players == 1 else opponents,
+            reward_mode=reward_mode,
+            points=points,
+            seed=seed,
         )
         obs_space = spaces.Box(0.0, 1.0, (observation_size(num_players),), np.float32)
         self.render_mode = None
@@ -86,7 +91,10 @@ class ShelfieVecEnv(VecEnv):
             for i in idx:  # only the games that ended get dicts filled
                 infos[i]["terminal_observation"] = final_obs[i]
                 infos[i]["episode"] = {
-                    "r": float(core.ep_return[i]), "l": int(core.ep_length[i]), "t": t, "score": int(scores[i]),
+                    "r": float(core.ep_return[i]),
+                    "l": int(core.ep_length[i]),
+                    "t": t,
+                    "score": int(scores[i]),
                 }
                 infos[i]["score"] = int(scores[i])
                 infos[i]["TimeLimit.truncated"] = False
@@ -114,7 +122,9 @@ class ShelfieVecEnv(VecEnv):
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         idx = self._indices(indices)
         if method_name == "action_masks":
             masks = self.core.batch.legal_mask()

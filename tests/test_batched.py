@@ -38,7 +38,9 @@ def _compare(batch: BatchedGame, games: list[Game], obs_by_seat: list[np.ndarray
         assert np.array_equal(mask[i], g.legal_mask().astype(bool)), f"mask of game {i}"
         assert list(batch.scores[i]) == g.scores()
         for seat in range(n):
-            assert np.array_equal(obs_by_seat[seat][i], encode(g, seat)), f"observation of game {i} seat {seat}"
+            assert np.array_equal(obs_by_seat[seat][i], encode(g, seat)), (
+                f"observation of game {i} seat {seat}"
+            )
 
 
 @pytest.mark.parametrize("num_players", [1, 2, 3, 4])

@@ -151,7 +151,7 @@ def test_next_step_and_same_step_autoreset() -> None:
     assert same.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     same.reset(seed=2)
     while True:
-        obs, rew, term, _, info = same.step(_random_legal(same.action_masks(), rng))
+        obs, _, term, _, info = same.step(_random_legal(same.action_masks(), rng))
         if term.any():
             break
     i = int(np.flatnonzero(term)[0])
@@ -186,13 +186,13 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
     torch.set_num_threads(1)
     env = ShelfieVecEnv(16, num_players=2, seed=0)
     assert is_masking_supported(env)
-    obs = env.reset()
+    assert env.reset().shape == (16, 184)
     masks = get_action_masks(env)
     assert masks.shape == (16, 120) and np.array_equal(masks, env.action_masks())
     rng = np.random.default_rng(0)
     episodes = []
     for _ in range(200):
-        obs, rew, done, infos = env.step(_random_legal(get_action_masks(env), rng))
+        _, rew, done, infos = env.step(_random_legal(get_action_masks(env), rng))
         for i in np.flatnonzero(done):
             ep = infos[i]["episode"]
             assert infos[i]["terminal_observation"].shape == (184,)
@@ -200,15 +200,21 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
             episodes.append(ep)
     assert episodes
 
-    model = MaskablePPO("MlpPolicy", ShelfieVecEnv(8, num_players=1, seed=1), n_steps=32, batch_size=64, seed=0)
+    model = MaskablePPO(
+        "MlpPolicy", ShelfieVecEnv(8, num_players=1, seed=1), n_steps=32, batch_size=64, seed=0
+    )
     logger = Logger(folder=None, output_formats=[])
     records: dict[str, float] = {}
     logger.record = lambda key, value, exclude=None: records.__setitem__(key, value)  # type: ignore[method-assign]
     model.set_logger(logger)
     model.learn(600, callback=EpisodeScoreCallback())
     assert len(model.ep_info_buffer) > 0
-    assert records["rollout/ep_score_mean"] == pytest.approx(np.mean([e["score"] for e in model.ep_info_buffer]))
-    assert records["rollout/ep_rew_mean"] == pytest.approx(records["rollout/ep_score_mean"])  # solo: return = score
+    assert records["rollout/ep_score_mean"] == pytest.approx(
+        np.mean([e["score"] for e in model.ep_info_buffer])
+    )
+    assert records["rollout/ep_rew_mean"] == pytest.approx(
+        records["rollout/ep_score_mean"]
+    )  # solo: return = score
 
 
 def test_compiled_greedy_opponents_match_the_per_game_fallback() -> None:
@@ -218,7 +224,9 @@ def test_compiled_greedy_opponents_match_the_per_game_fallback() -> None:
         """The same bot, but not the built-in type: the env asks it game by game."""
 
     compiled = VersusVectorEnv(8, num_players=3, seat=1, opponents="greedy", seed=21)
-    fallback = VersusVectorEnv(8, num_players=3, seat=1, opponents=[PerGameGreedy(), PerGameGreedy()], seed=21)
+    fallback = VersusVectorEnv(
+        8, num_players=3, seat=1, opponents=[PerGameGreedy(), PerGameGreedy()], seed=21
+    )
     assert compiled._autoreset.sum() == 0 and np.array_equal(compiled.core.batch.S, fallback.core.batch.S)
     rng = np.random.default_rng(5)
     ended = 0

@@ -56,7 +56,12 @@ def random_legal_actions(masks: np.ndarray, streams: np.ndarray, out: np.ndarray
     ``streams`` is an ``(N,)`` uint64 array of stream states (see :func:`seed_streams`), advanced in place.
     """
     m = np.ascontiguousarray(masks, dtype=np.bool_)
-    if m.ndim != 2 or m.shape[1] != NUM_ACTIONS or streams.shape != (m.shape[0],) or streams.dtype != np.uint64:
+    if (
+        m.ndim != 2
+        or m.shape[1] != NUM_ACTIONS
+        or streams.shape != (m.shape[0],)
+        or streams.dtype != np.uint64
+    ):
         raise ValueError("masks must be (N, 120) and streams a uint64 array of shape (N,)")
     if out is None:
         out = np.empty(m.shape[0], dtype=np.int64)
@@ -162,8 +167,18 @@ class BatchedGame:
         f, use = self._faces(faces)
         return int(
             K.step(
-                self.S, self.M, acts, act, self.num_players, self.rng, f, use,
-                self.row_score, self.col_score, CODE2MS, REROLL_TAB,
+                self.S,
+                self.M,
+                acts,
+                act,
+                self.num_players,
+                self.rng,
+                f,
+                use,
+                self.row_score,
+                self.col_score,
+                CODE2MS,
+                REROLL_TAB,
             )
         )
 
@@ -183,8 +198,18 @@ class BatchedGame:
         Games that are over are left alone. One compiled call for all games.
         """
         K.play_random(
-            self.S, self.M, np.ascontiguousarray(seats, dtype=np.int64), self.num_players, bot_rng,
-            self.rng, self._no_faces, False, self.row_score, self.col_score, CODE2MS, REROLL_TAB,
+            self.S,
+            self.M,
+            np.ascontiguousarray(seats, dtype=np.int64),
+            self.num_players,
+            bot_rng,
+            self.rng,
+            self._no_faces,
+            False,
+            self.row_score,
+            self.col_score,
+            CODE2MS,
+            REROLL_TAB,
         )
 
     # --------------------------------------------------------- queries
@@ -288,7 +313,9 @@ class BatchedGame:
         """Put a position (a :class:`Game` or a validated SPEC §6 dict) into game ``i``."""
         g = state if isinstance(state, Game) else Game.from_dict(state)
         if g.num_players != self.num_players:
-            raise ValueError(f"num_players: the batch has {self.num_players} players, the state {g.num_players}")
+            raise ValueError(
+                f"num_players: the batch has {self.num_players} players, the state {g.num_players}"
+            )
         if g.table.points != self.table.points:
             raise ValueError("points: the state's points table differs from the batch's")
         row = self.S[i]

@@ -8,6 +8,8 @@ many random positions). Used by the vector envs for ``"greedy"`` opponents.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -16,6 +18,9 @@ from ..scoring import ScoreTable
 from . import _kernels as K
 from ._kernels import CIRC, COUNTS, CROSS, CUR, DICE, END, FULL, NCIRC, OVER, PHASE, ROLLS, WIDTH
 
+if TYPE_CHECKING:
+    from .engine import BatchedGame
+
 _LINES = np.array([31 << (5 * r) for r in range(5)] + [0x108421 << c for c in range(5)], dtype=np.int64)
 _TR = K._TRANSPOSE
 _STACK = 512  # DFS stack capacity: at most 3 levels of <= 50 children are pending at once
@@ -23,7 +28,9 @@ _STACK = 512  # DFS stack capacity: at most 3 levels of <= 50 children are pendi
 
 def chase_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``chase_distribution(k, j, rolls)`` as arrays ``(ks, js, ps, lengths)`` indexed ``[k, j, rolls]``."""
-    dists = {(k, j, r): scalar.chase_distribution(k, j, r) for k in range(7) for j in range(2) for r in range(3)}
+    dists = {
+        (k, j, r): scalar.chase_distribution(k, j, r) for k in range(7) for j in range(2) for r in range(3)
+    }
     width = max(len(d) for d in dists.values())
     ks = np.zeros((7, 2, 3, width), dtype=np.int64)
     js = np.zeros((7, 2, 3, width), dtype=np.int64)
@@ -105,15 +112,30 @@ def _best_circles(S, i, n, counts, circles, rows, cols, row_score, col_score, lo
     circled0 = S[i, CIRC + me]
     crossed = S[i, CROSS + me]
     final = S[i, END] != 0
-    base = _value(S, i, n, me, circled0, circled0, crossed, final, rows, cols, row_score, col_score, lock_weight)
+    base = _value(
+        S, i, n, me, circled0, circled0, crossed, final, rows, cols, row_score, col_score, lock_weight
+    )
     free0 = FULL & ~(circled0 | crossed)
     best_val = base if circles else -np.inf
     best_action = K.END_TURN
     if counts[5] == 6:
         for cell in range(25):
             if (free0 >> cell) & 1:
-                v = _value(S, i, n, me, circled0 | (1 << cell), circled0, crossed, final,
-                           rows, cols, row_score, col_score, lock_weight)
+                v = _value(
+                    S,
+                    i,
+                    n,
+                    me,
+                    circled0 | (1 << cell),
+                    circled0,
+                    crossed,
+                    final,
+                    rows,
+                    cols,
+                    row_score,
+                    col_score,
+                    lock_weight,
+                )
                 if v > best_val:
                     best_val = v
                     best_action = K.CIRCLE_BASE + 2 * cell + 1
@@ -140,7 +162,9 @@ def _best_circles(S, i, n, counts, circles, rows, cols, row_score, col_score, lo
         depth = st_depth[top]
         first = st_first[top]
         if first >= 0:
-            v = _value(S, i, n, me, circ, circled0, crossed, final, rows, cols, row_score, col_score, lock_weight)
+            v = _value(
+                S, i, n, me, circ, circled0, crossed, final, rows, cols, row_score, col_score, lock_weight
+            )
             if v > best_val or (v == best_val and first < best_action):
                 best_val = v
                 best_action = first
@@ -222,7 +246,9 @@ def _best_reroll(S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, c
         now, _ = _best_circles(S, i, n, counts, 0, rows, cols, row_score, col_score, lock_weight)
     else:
         now, _ = _best_cross(S, i, rows, cols)
-    base = _value(S, i, n, me, circled0, circled0, crossed, final, rows, cols, row_score, col_score, lock_weight)
+    base = _value(
+        S, i, n, me, circled0, circled0, crossed, final, rows, cols, row_score, col_score, lock_weight
+    )
     j_now = 1 if counts[5] else 0
     rolls = S[i, ROLLS]
     best_gain = now
@@ -234,8 +260,24 @@ def _best_reroll(S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, c
             continue
         for c in range(5):
             if (row_free >> c) & 1:
-                gains[c] = _value(S, i, n, me, circled0 | (1 << (5 * r + c)), circled0, crossed, final,
-                                  rows, cols, row_score, col_score, lock_weight) - base
+                gains[c] = (
+                    _value(
+                        S,
+                        i,
+                        n,
+                        me,
+                        circled0 | (1 << (5 * r + c)),
+                        circled0,
+                        crossed,
+                        final,
+                        rows,
+                        cols,
+                        row_score,
+                        col_score,
+                        lock_weight,
+                    )
+                    - base
+                )
         expect = 0.0
         k0 = counts[r]
         for x in range(ch_len[k0, j_now, rolls]):
@@ -285,12 +327,34 @@ def greedy_action(S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, 
 @njit(cache=True)
 def greedy_actions(S, n, out, rows, cols, row_score, col_score, lock_weight, ch_k, ch_j, ch_p, ch_len):
     for i in range(S.shape[0]):
-        out[i] = greedy_action(S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, ch_j, ch_p, ch_len)
+        out[i] = greedy_action(
+            S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, ch_j, ch_p, ch_len
+        )
 
 
 @njit(cache=True)
-def play_bots(S, M, seats, kinds, n, bot_rng, rng, faces, use_faces, row_score, col_score, code2ms, reroll_tab,
-              rows, cols, lock_weight, ch_k, ch_j, ch_p, ch_len):
+def play_bots(
+    S,
+    M,
+    seats,
+    kinds,
+    n,
+    bot_rng,
+    rng,
+    faces,
+    use_faces,
+    row_score,
+    col_score,
+    code2ms,
+    reroll_tab,
+    rows,
+    cols,
+    lock_weight,
+    ch_k,
+    ch_j,
+    ch_p,
+    ch_len,
+):
     """Play compiled bots until seat ``seats[i]`` is on turn, the game is over or an uncompiled bot must move.
 
     ``kinds[i, p]``: 0 random, 1 greedy, 2 another bot (play stops there).
@@ -312,7 +376,9 @@ def play_bots(S, M, seats, kinds, n, bot_rng, rng, faces, use_faces, row_score, 
                             break
                         k -= 1
             elif kind == 1:
-                act = greedy_action(S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, ch_j, ch_p, ch_len)
+                act = greedy_action(
+                    S, i, n, rows, cols, row_score, col_score, lock_weight, ch_k, ch_j, ch_p, ch_len
+                )
             else:
                 break
             if act < 0 or not M[i, act]:
@@ -325,7 +391,7 @@ assert WIDTH == K.WIDTH
 
 
 class BatchedGreedy:
-    """The greedy heuristic's tables for one points table and player count, applied to a :class:`BatchedGame`."""
+    """The greedy heuristic's tables for one points table and player count, for :class:`BatchedGame`."""
 
     def __init__(self, table: ScoreTable, num_players: int) -> None:
         self.num_players = num_players
@@ -333,14 +399,25 @@ class BatchedGreedy:
         self.lock_weight = float(scalar.LOCKOUT_WEIGHT)
         self.chase = chase_tables()
 
-    def actions(self, batch: "BatchedGame", out: np.ndarray | None = None) -> np.ndarray:  # noqa: F821
+    def actions(self, batch: BatchedGame, out: np.ndarray | None = None) -> np.ndarray:
         """The greedy action of the player on turn in every game (-1 where the game is over)."""
         if batch.num_players != self.num_players:
-            raise ValueError(f"num_players: tables for {self.num_players} players, batch has {batch.num_players}")
+            raise ValueError(
+                f"num_players: tables for {self.num_players} players, batch has {batch.num_players}"
+            )
         if out is None:
             out = np.empty(batch.num_envs, dtype=np.int64)
-        greedy_actions(batch.S, batch.num_players, out, self.rows, self.cols, batch.row_score, batch.col_score,
-                       self.lock_weight, *self.chase)
+        greedy_actions(
+            batch.S,
+            batch.num_players,
+            out,
+            self.rows,
+            self.cols,
+            batch.row_score,
+            batch.col_score,
+            self.lock_weight,
+            *self.chase,
+        )
         return out
 
 
@@ -348,7 +425,11 @@ RANDOM, GREEDY, OTHER = 0, 1, 2
 
 
 def play_compiled_bots(
-    batch: "BatchedGame", seats: np.ndarray, kinds: np.ndarray, bot_rng: np.ndarray, greedy: BatchedGreedy  # noqa: F821
+    batch: BatchedGame,
+    seats: np.ndarray,
+    kinds: np.ndarray,
+    bot_rng: np.ndarray,
+    greedy: BatchedGreedy,
 ) -> None:
     """Let compiled bots (``kinds[i, p]``: RANDOM or GREEDY) move until ``seats[i]`` is on turn.
 
@@ -357,7 +438,21 @@ def play_compiled_bots(
     from .engine import CODE2MS, REROLL_TAB
 
     play_bots(
-        batch.S, batch.M, np.ascontiguousarray(seats, dtype=np.int64), np.ascontiguousarray(kinds, dtype=np.int64),
-        batch.num_players, bot_rng, batch.rng, batch._no_faces, False, batch.row_score, batch.col_score,
-        CODE2MS, REROLL_TAB, greedy.rows, greedy.cols, greedy.lock_weight, *greedy.chase,
+        batch.S,
+        batch.M,
+        np.ascontiguousarray(seats, dtype=np.int64),
+        np.ascontiguousarray(kinds, dtype=np.int64),
+        batch.num_players,
+        bot_rng,
+        batch.rng,
+        batch._no_faces,
+        False,
+        batch.row_score,
+        batch.col_score,
+        CODE2MS,
+        REROLL_TAB,
+        greedy.rows,
+        greedy.cols,
+        greedy.lock_weight,
+        *greedy.chase,
     )
