@@ -13,7 +13,8 @@ from typing import Any
 
 from ..engine import Game
 from .evaluation import Weights
-from .search import action_values, best_action
+from .evaluation import Context
+from .search import action_values, best_action, turn_context
 
 
 class PlannerBot:
@@ -29,12 +30,14 @@ class PlannerBot:
                 raise ValueError(f"unknown planner weight(s): {', '.join(sorted(unknown))}")
             base = Weights(**{**base.__dict__, **overrides})
         self.weights = base
+        self._ctx: Context | None = None  # the current turn's context, reused between decisions
 
     def act_game(self, game: Game) -> int:
         legal = game.legal_actions()
         if not legal:
             raise ValueError("no legal action: the game is over")
-        values = action_values(game, self.weights)
+        self._ctx = turn_context(game, self.weights, self._ctx)
+        values = action_values(game, self.weights, self._ctx)
         action = best_action(values)
         if action not in legal:  # defensive: the search only values legal actions
             raise AssertionError(f"planner chose illegal action {action}")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine import Game
+from ..engine import CIRCLE, REROLL, Game
 from ..scoring import COL_MASKS, FULL, ROW_MASKS
 from .lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
 
@@ -53,6 +53,11 @@ class Weights:
     """Weight of the rivals' expected score (1 = maximise the score difference)."""
     threat: float = 1.0
     """Scale of the discount of our cells in lines a rival may complete first."""
+    sigma: float = 0.0
+    """Win-chance mode when > 0: each rival margin m becomes ``margin_scale * tanh(m / (sigma *
+    sqrt(turns left to both + 0.5)))`` (close to the expected rank reward); 0 keeps the raw margin."""
+    margin_scale: float = 10.0
+    """Scale of the win-chance value (only a unit: it keeps values in points-like ranges)."""
     lockout: float = 1.0
     """Scale of the rivals' expected loss from lines we may complete later."""
     pace: tuple[float, ...] = (0.27, 0.35, -0.59)
@@ -95,6 +100,15 @@ class Context:
         self.crossed = game.crossed[p]
         self.free = FULL & ~(self.circled | self.crossed)
         self.already_triggered = bool(game.end_triggered)
+        self.turn_start = (
+            p,
+            tuple(game.circled),
+            tuple(game.crossed),
+            self.already_triggered,
+            game.table.points,
+            game.circles,
+        )
+        self.cache: dict[object, np.ndarray] = {}
         self.points = line_points(game.table.points)
         self._zero = line_tables(np.zeros(25), self.points)
         self._hit = np.array(weights.hit, dtype=np.float64)[_COLUMN_OF_BIT]
@@ -117,6 +131,34 @@ class Context:
         # _me_prod[L, free5]: product of my q over the free cells (pattern free5) of line L.
         q_line = base_q[p][LINE_CELLS]  # (10, 5), undiscounted like the rivals' completion chances
         self._me_prod = np.prod(np.where(_PATTERN_BITS[None, :, :], q_line[:, None, :], 1.0), axis=2)
+
+    def matches(self, game: Game, weights: Weights) -> bool:
+        """Whether this context (built earlier in the same turn) still fits ``game``.
+
+        True when nothing changed but this turn's circles by the same player:
+        its shelf only gained ``game.circles - circles at creation`` circled
+        cells, the rivals' circles are the same, and no cell stopped being crossed.
+        """
+        p, circled, crossed, triggered, points, circles = self.turn_start
+        if weights != self.weights or game.current != p or game.table.points != points:
+            return False
+        if game.phase == REROLL or game.circles == circles:
+            return (
+                tuple(game.circled) == circled
+                and tuple(game.crossed) == crossed
+                and bool(game.end_triggered) == triggered
+            )
+        if game.phase != CIRCLE or game.circles < circles:
+            return False
+        new = game.circled[p] & ~circled[p]
+        if game.circled[p] & circled[p] != circled[p] or bin(new).count("1") != game.circles - circles:
+            return False
+        if game.crossed[p] != crossed[p]:
+            return False
+        for q in self.rivals:
+            if game.circled[q] != circled[q] or game.crossed[q] & crossed[q] != crossed[q]:
+                return False
+        return True
 
     # ----------------------------------------------------------- building blocks
     def _base_prob(self, q: int, turns: float) -> np.ndarray:
@@ -190,13 +232,21 @@ class Context:
         if not self.rivals:
             return me
         risk = self._lockout_risk(circled, crossed) * self.weights.lockout  # (n, 10)
-        riv = np.zeros(circled.shape)
+        sigma = self.weights.sigma
+        total = np.zeros(circled.shape)
         for i, q in enumerate(self.rivals):
             c = np.full(circled.shape, g.circled[q])
             x = riv_cross[i]
             go = shelf_values(self._riv_go[i], c, x) - np.clip(risk, 0.0, 1.0) @ self._riv_damage[i]
-            riv += np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
-        return me - self.weights.rival_weight * riv / len(self.rivals)
+            riv = np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
+            margin = me - self.weights.rival_weight * riv
+            if sigma > 0:
+                # Turns still to play by both: the spread of the final margin grows with them.
+                later = 1.0 if q > self.player else 0.0
+                turns = np.where(triggered, later, 2.0 * self.rounds + later)
+                margin = self.weights.margin_scale * np.tanh(margin / (sigma * np.sqrt(turns + 0.5)))
+            total += margin
+        return total / len(self.rivals)
 
     def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
         """Values after circling each set of cells (masks of free cells)."""

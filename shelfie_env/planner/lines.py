@@ -35,6 +35,8 @@ for _a in range(32):
 # _DIGITS[i, code]: state of cell i (0 free, 1 circled, 2 crossed) in line code.
 _DIGITS = np.array([[code // 3**i % 3 for code in range(243)] for i in range(5)], dtype=np.int64)
 _POPCOUNT = np.array([bin(m).count("1") for m in range(32)])
+_FREE = _DIGITS == 0  # (5, 243)
+_CIRCLED = (_DIGITS == 1).astype(np.float64)
 
 
 def line_points(points: tuple[tuple[int, ...], ...]) -> np.ndarray:
@@ -65,15 +67,15 @@ def line_tables(cell_prob: np.ndarray, points: np.ndarray) -> np.ndarray:
     W = np.zeros((6, 10, 243))
     P[0] = 1.0
     for i in range(5):
-        d = _DIGITS[i]  # (243,)
-        pts = points[:, i][:, None]  # (10, 1)
-        qi = np.where(d == 0, q[:, i][:, None], np.where(d == 1, 1.0, 0.0))  # (10, 243)
-        shiftP = np.zeros_like(P)
-        shiftP[1:] = P[:-1]
-        shiftW = np.zeros_like(W)
-        shiftW[1:] = W[:-1] + pts * P[:-1]
-        P = (1.0 - qi) * P + qi * shiftP
-        W = (1.0 - qi) * W + qi * shiftW
+        qi = np.where(_FREE[i], q[:, i : i + 1], _CIRCLED[i])  # (10, 243): chance cell i ends circled
+        top = i + 2  # after i+1 cells at most i+1 are circled
+        gain = qi * (W[: top - 1] + points[:, i : i + 1] * P[: top - 1])
+        moved = qi * P[: top - 1]
+        keep = 1.0 - qi
+        P[:top] *= keep
+        W[:top] *= keep
+        P[1:top] += moved
+        W[1:top] += gain
     return W[MIN_LINE:].sum(axis=0)
 
 

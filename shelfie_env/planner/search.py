@@ -53,10 +53,17 @@ def placement_values(ctx: Context, with_choice: bool = False):  # type: ignore[n
 
 def reroll_values(game: Game, ctx: Context) -> dict[int, float]:
     """Expected value of stopping and of every legal reroll (exact over the outcomes)."""
-    v0 = placement_values(ctx)
-    keep_values = expected_after_roll(v0)
-    if game.rolls_left >= 2:
-        keep_values = expected_after_roll(best_keep_value(keep_values))
+    cache = ctx.cache
+    if "v0" not in cache:
+        cache["v0"] = placement_values(ctx)
+    v0 = cache["v0"]
+    key = ("keeps", game.rolls_left)
+    if key not in cache:
+        keep_values = expected_after_roll(v0)
+        if game.rolls_left >= 2:
+            keep_values = expected_after_roll(best_keep_value(keep_values))
+        cache[key] = keep_values
+    keep_values = cache[key]
     dice = game.dice
     out = {}
     for a in game.legal_actions():
@@ -67,17 +74,22 @@ def reroll_values(game: Game, ctx: Context) -> dict[int, float]:
     return out
 
 
-def best_continuation(ctx: Context, base: int, counts: list[int], room: int) -> tuple[float, int]:
-    """Best (value, circled set) after circling ``base``, with ``counts`` unspent dice and ``room`` circles left."""
-    options = [base]
+def _continuations(ctx: Context, base: int, free: int, counts: list[int], room: int) -> np.ndarray:
+    """Circled-this-turn sets reachable after ``base``: ``base`` plus any feasible set in ``free``."""
+    options = [np.array([base], dtype=np.int64)]
     if room > 0 and sum(counts) > 0:
         ok = feasible_matrix(np.array([counts]))[0]
         ok &= SET_SIZES <= room
-        ok &= (SET_MASKS & ~(ctx.free & ~base)) == 0
-        options.extend((base | SET_MASKS[ok]).tolist())
-    sets = np.array(options, dtype=np.int64)
-    circled = ctx.circled | sets
-    values = ctx.evaluate(circled, np.full(circled.shape, ctx.crossed))
+        ok &= (SET_MASKS & ~free) == 0
+        options.append(base | SET_MASKS[ok])
+    return np.concatenate(options)
+
+
+def best_continuation(ctx: Context, base: int, counts: list[int], room: int) -> tuple[float, int]:
+    """Best (value, set) after circling ``base`` (cells beyond ``ctx.circled``), with
+    ``counts`` unspent dice and ``room`` circles left; the set includes ``base``."""
+    sets = _continuations(ctx, base, ctx.free & ~base, counts, room)
+    values = ctx.evaluate_circles(sets)
     i = int(values.argmax())
     return float(values[i]), int(sets[i])
 
@@ -96,15 +108,26 @@ def circle_outcome(game: Game, action: int) -> tuple[list[int], int]:
 
 
 def circle_values(game: Game, ctx: Context) -> dict[int, float]:
-    """Value of every legal circle-phase action (circle now, then the best rest; or end turn)."""
-    out = {}
+    """Value of every legal circle-phase action (circle now, then the best rest; or end turn).
+
+    ``ctx`` may be the context of the turn's start: the cells circled earlier in
+    the turn are then part of every evaluated set.
+    """
+    done = game.circled[ctx.player] & ~ctx.circled  # circled earlier this turn
     room = MAX_CIRCLES - game.circles - 1
+    actions, groups = [], []
     for a in game.legal_actions():
+        actions.append(a)
         if a == END_TURN:
-            out[a] = float(ctx.evaluate_circles(np.array([0], dtype=np.int64))[0])
+            groups.append(np.array([done], dtype=np.int64))
             continue
         rest, bit = circle_outcome(game, a)
-        out[a] = best_continuation(ctx, bit, rest, room)[0]
+        groups.append(_continuations(ctx, done | bit, ctx.free & ~(done | bit), rest, room))
+    values = ctx.evaluate_circles(np.concatenate(groups))
+    out, i = {}, 0
+    for a, g in zip(actions, groups):
+        out[a] = float(values[i : i + len(g)].max())
+        i += len(g)
     return out
 
 
@@ -115,11 +138,23 @@ def cross_values(game: Game, ctx: Context) -> dict[int, float]:
     return {CROSS_BASE + r: float(v) for r, v in zip(rows, vals)}
 
 
-def action_values(game: Game, weights: Weights | None = None) -> dict[int, float]:
+def turn_context(game: Game, weights: Weights, previous: Context | None = None) -> Context:
+    """A context for the player on turn, reusing ``previous`` when it is this turn's.
+
+    The shelves do not change while rerolling, and in the circle phase they
+    differ from the turn's start only by this turn's circles (and the lockouts
+    they caused), so the turn-start context evaluates the same final shelves.
+    """
+    if previous is not None and previous.matches(game, weights):
+        return previous
+    return Context(game, weights)
+
+
+def action_values(game: Game, weights: Weights | None = None, ctx: Context | None = None) -> dict[int, float]:
     """Value of every legal action of the player on turn (empty when the game is over)."""
     if game.over or not game.legal_actions():
         return {}
-    ctx = Context(game, weights or Weights())
+    ctx = ctx or Context(game, weights or Weights())
     if game.phase == REROLL:
         return reroll_values(game, ctx)
     if game.phase == CIRCLE:
@@ -150,4 +185,4 @@ def best_action(values: dict[int, float]) -> int:
     return ranked_actions(values)[0]
 
 
-__all__ = ["action_values", "best_action", "ranked_actions", "best_continuation", "circle_outcome", "placement_values", "SETS"]
+__all__ = ["turn_context", "action_values", "best_action", "ranked_actions", "best_continuation", "circle_outcome", "placement_values", "SETS"]
