@@ -183,3 +183,16 @@ def test_batched_greedy_picks_the_scalar_greedy_action(num_players: int) -> None
         if batch.done.any():
             batch.reset(which=batch.done)
     assert compared >= 2000 and phases == {"reroll", "circle", "cross"}
+
+
+def test_core_package_imports_without_numba() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import shelfie_env, shelfie_env.shelfie_v0, shelfie_env.gym_envs\n"
+        "try:\n    import shelfie_env.batched\nexcept ImportError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "shelfie-env[fast]" in out

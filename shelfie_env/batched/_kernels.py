@@ -15,7 +15,11 @@ per-game splitmix64 stream ``rng[i]`` (``use_faces=False``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+try:
+    from numba import njit
+except ImportError as exc:  # the core package works without numba; this subpackage does not
+    raise ImportError("the batched engine needs numba: pip install 'shelfie-env[fast]'") from exc
 
 # ---- column layout of the state array S (int32) ----
 CIRC = 0  # circled mask of player p at CIRC + p (p < 4)
