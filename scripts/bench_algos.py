@@ -1,0 +1,207 @@
+"""Benchmark RL algorithms on 2-player shelfie under one fixed protocol (docs/benchmark.md).
+
+    .venv/bin/python scripts/bench_algos.py                  # full protocol
+    .venv/bin/python scripts/bench_algos.py --steps 20000 --seeds 0 --eval-games 100   # quick look
+
+Every learner trains from scratch for ``--steps`` learner decisions in
+``shelfie/Versus-v0`` against a fixed opponent mix (each episode: ``random``
+or ``greedy``, probability 1/2 each, learner seat random, rank reward + the
+documented margin shaping), on 8 envs in one process, one torch thread. Then
+it plays ``--eval-games`` seat-alternated games (dice seeds 20_000_000 + i)
+against ``greedy`` and against ``random`` with its most likely action.
+
+Learners:
+
+* ``maskable_ppo`` - sb3-contrib MaskablePPO, legal-action mask in training and play;
+* ``a2c`` - SB3 A2C, which has no masks. In training an illegal action costs
+  ``-0.1`` reward and leaves the position unchanged; the 10th illegal action in
+  a row ends the game as a loss (-1). In play it is scored twice: **raw** (an
+  illegal first choice forfeits the game: a loss) and **masked** (the most
+  likely legal action, i.e. masking added at inference only);
+* ``random`` and ``greedy`` - the built-in bots, evaluated the same way
+  (no training).
+
+Writes ``docs/benchmark_results.json`` and prints the Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from shelfie_env.arena import wilson  # noqa: E402
+from shelfie_env.bots import act_on_game, make  # noqa: E402
+from shelfie_env.checkpoint import NumpyPolicy  # noqa: E402
+from shelfie_env.engine import Game  # noqa: E402
+from shelfie_env.observation import encode  # noqa: E402
+from training.selfplay import OpponentPool, SelfPlayEnv  # noqa: E402
+
+EVAL_SEED = 20_000_000
+N_ENVS = 8
+
+
+class IllegalActionPenalty(gym.Wrapper):
+    """For learners without masks: an illegal action costs ``penalty`` and changes nothing;
+    the ``limit``-th illegal action in a row ends the game as a loss (-1)."""
+
+    def __init__(self, env: gym.Env, penalty: float = 0.1, limit: int = 10) -> None:
+        super().__init__(env)
+        self.penalty, self.limit = penalty, limit
+        self.streak = 0
+        self.illegal = 0
+        self.total = 0
+
+    def reset(self, **kwargs: Any):
+        self.streak = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action: int):
+        self.total += 1
+        if not self.env.get_wrapper_attr("action_masks")()[int(action)]:
+            self.illegal += 1
+            self.streak += 1
+            obs = encode(self.env.get_wrapper_attr("game"), self.env.get_wrapper_attr("seat"))
+            if self.streak >= self.limit:
+                return obs, -1.0, True, False, {"illegal_forfeit": True, "win": 0.0}
+            return obs, -self.penalty, False, False, {}
+        self.streak = 0
+        return self.env.step(action)
+
+
+def make_env(algo: str, seed: int, i: int):
+    def thunk():
+        from stable_baselines3.common.monitor import Monitor
+
+        pool = OpponentPool(opp_random=0.5, opp_greedy=0.5, seed=seed * 100 + i)
+        env: gym.Env = SelfPlayEnv(2, pool, margin_coef=0.1, seed=seed * 100 + i)
+        if algo == "a2c":
+            env = IllegalActionPenalty(env)
+        return Monitor(env)
+    return thunk
+
+
+def train(algo: str, steps: int, seed: int) -> tuple[NumpyPolicy, float]:
+    import torch
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(1)
+    venv = DummyVecEnv([make_env(algo, seed, i) for i in range(N_ENVS)])
+    kw = {"policy_kwargs": {"net_arch": {"pi": [256, 256], "vf": [256, 256]}}, "seed": seed, "device": "cpu",
+          "gamma": 0.995}
+    if algo == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=512, n_epochs=4, learning_rate=3e-4,
+                            ent_coef=0.01, **kw)
+    elif algo == "a2c":
+        from stable_baselines3 import A2C
+
+        model = A2C("MlpPolicy", venv, n_steps=16, learning_rate=3e-4, ent_coef=0.01, **kw)
+    else:
+        raise ValueError(f"unknown learner {algo!r}")
+    t0 = time.time()
+    model.learn(steps)
+    wall = time.time() - t0
+    venv.close()
+    return NumpyPolicy.from_sb3(model.policy), wall
+
+
+def play(policy: NumpyPolicy | None, bot: Any, opponent: str, games: int, masked: bool) -> dict[str, Any]:
+    """Seat-alternated games of a policy (or a bot) against ``opponent``; illegal raw choices forfeit."""
+    opp = make(opponent, **({"seed": EVAL_SEED} if opponent == "random" else {}))
+    wins = ties = forfeits = 0
+    scores = []
+    for i in range(games):
+        seat = i % 2
+        game = Game.new(2, rng=np.random.default_rng(EVAL_SEED + i))
+        forfeit = False
+        while not game.over:
+            if game.current == seat:
+                if policy is None:
+                    a = act_on_game(bot, game)
+                elif masked:
+                    a = policy.act(encode(game, seat), game.legal_mask(), deterministic=True)
+                else:
+                    a = int(np.argmax(policy.logits(encode(game, seat))))
+                    if a not in game.legal_actions():
+                        forfeit = True
+                        break
+            else:
+                a = act_on_game(opp, game)
+            game.step(a)
+        if forfeit:
+            forfeits += 1
+            scores.append(game.score(seat))
+            continue
+        s = game.scores()
+        scores.append(s[seat])
+        wins += s[seat] > s[1 - seat]
+        ties += s[seat] == s[1 - seat]
+    lo, hi = wilson(wins, games)
+    return {"games": games, "wins": wins, "ties": ties, "losses": games - wins - ties, "forfeits": forfeits,
+            "win_rate": wins / games, "ci95": [lo, hi], "mean_score": float(np.mean(scores)),
+            "sd_score": float(np.std(scores, ddof=1))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200_000, help="learner decisions per training run")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
+    parser.add_argument("--eval-games", type=int, default=1000, help="games against each evaluation opponent")
+    parser.add_argument("--algos", nargs="+", default=["maskable_ppo", "a2c"], help="learners to train")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmark_results.json")
+    args = parser.parse_args(argv)
+
+    rows: list[dict[str, Any]] = []
+    for name in ("random", "greedy"):
+        bot = make(name, **({"seed": 1} if name == "random" else {}))
+        rows.append({"learner": name, "seed": None, "steps": 0, "train_s": 0.0, "mode": "bot",
+                     **{f"vs_{o}": play(None, bot, o, args.eval_games, True) for o in ("greedy", "random")}})
+        print(json.dumps(rows[-1]), flush=True)
+    for algo in args.algos:
+        for seed in args.seeds:
+            policy, wall = train(algo, args.steps, seed)
+            modes = ["masked"] if algo == "maskable_ppo" else ["raw", "masked"]
+            for mode in modes:
+                rows.append({"learner": algo, "seed": seed, "steps": args.steps, "train_s": round(wall, 1),
+                             "mode": mode,
+                             **{f"vs_{o}": play(policy, None, o, args.eval_games, mode == "masked")
+                                for o in ("greedy", "random")}})
+                print(json.dumps(rows[-1]), flush=True)
+    result = {"protocol": {"steps": args.steps, "seeds": args.seeds, "eval_games": args.eval_games,
+                           "eval_seeds": f"{EVAL_SEED}..{EVAL_SEED + args.eval_games - 1}",
+                           "train_opponents": "random 1/2, greedy 1/2", "n_envs": N_ENVS,
+                           "command": "scripts/bench_algos.py " + " ".join(argv if argv is not None else sys.argv[1:])},
+              "rows": rows}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(table(rows))
+    return 0
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """Markdown results table."""
+    out = ["| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | win vs random (95% CI) | "
+           "score vs greedy | forfeits vs greedy |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    for r in rows:
+        g, rd = r["vs_greedy"], r["vs_random"]
+        out.append(
+            f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | {r['steps']:,} | {r['train_s']:.0f} | "
+            f"{r['mode']} | {100 * g['win_rate']:.1f}% ({100 * g['ci95'][0]:.1f}–{100 * g['ci95'][1]:.1f}) | "
+            f"{100 * rd['win_rate']:.1f}% ({100 * rd['ci95'][0]:.1f}–{100 * rd['ci95'][1]:.1f}) | "
+            f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | {g['forfeits']} |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
