@@ -153,7 +153,12 @@ def bench_vector(n: int, seconds: float, repeats: int) -> dict[str, Any]:
     streams = seed_streams(1, n)
     actions = np.empty(n, dtype=np.int64)
     out: dict[str, Any] = {"n": n}
-    for name, env in (("gym_solo", SoloVectorEnv(n, seed=0)), ("gym_versus", VersusVectorEnv(n, seed=0))):
+    envs = (
+        ("gym_solo", SoloVectorEnv(n, seed=0)),
+        ("gym_versus", VersusVectorEnv(n, seed=0)),
+        ("gym_versus_greedy", VersusVectorEnv(n, opponents="greedy", seed=0)),
+    )
+    for name, env in envs:
         env.reset(seed=0)
 
         def run(env: Any = env) -> int:
@@ -318,6 +323,7 @@ def table(res: dict[str, Any]) -> str:
         for key, label in (
             ("gym_solo", "Gymnasium `SoloVectorEnv`"),
             ("gym_versus", "Gymnasium `VersusVectorEnv` (vs random)"),
+            ("gym_versus_greedy", "Gymnasium `VersusVectorEnv` (vs compiled greedy)"),
             ("sb3_solo", "SB3 `ShelfieVecEnv` solo"),
             ("sb3_versus", "SB3 `ShelfieVecEnv` 2p (vs random)"),
         ):

@@ -128,7 +128,7 @@ class ShelfieVecEnv(VecEnv):
         idx = self._indices(indices)
         if method_name == "action_masks":
             masks = self.core.batch.legal_mask()
-            return [masks[i].copy() for i in idx]
+            return list(masks.copy() if indices is None else masks[idx])  # rows of one fresh array
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in idx]
 
