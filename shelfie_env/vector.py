@@ -246,8 +246,10 @@ class _ShelfieVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {acts.shape}")
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions must be integer ids of shape ({self.num_envs},), got {acts.dtype}{acts.shape}"
+            )
         core = self.core
         if self.autoreset_mode == AutoresetMode.DISABLED and (core.batch.done).any():
             raise RuntimeError(

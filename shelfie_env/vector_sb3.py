@@ -74,7 +74,10 @@ class ShelfieVecEnv(VecEnv):
         return self.core.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        acts = np.asarray(actions)
+        if acts.size != self.num_envs or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integer ids, got {acts.dtype}{acts.shape}")
+        self._actions = acts.reshape(self.num_envs).astype(np.int64)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._actions is None:

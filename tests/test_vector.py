@@ -172,6 +172,23 @@ def test_bad_arguments_are_refused() -> None:
     env.reset()
     with pytest.raises(ValueError, match="illegal action"):
         env.step(np.array([114, 114]))
+    with pytest.raises(ValueError, match="integer"):
+        env.step(np.array([0.0, 0.0]))
+
+
+def test_seeded_resets_replay_the_same_episodes() -> None:
+    def run(seed: int) -> list[np.ndarray]:
+        env = VersusVectorEnv(4, num_players=3, opponents=["random", "greedy"], seed=0)
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        seen = [obs]
+        for _ in range(60):
+            seen.append(env.step(_random_legal(env.action_masks(), rng))[0])
+        return seen
+
+    a, b, c = run(7), run(7), run(8)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
 
 
 def test_sb3_adapter_with_maskable_ppo() -> None:
