@@ -360,13 +360,22 @@
     }
   }
 
+  let offline = false; // the last refresh could not reach the server
+
   async function refresh(animate) {
+    let next;
     try {
-      const next = await api("GET", "/api/games/" + encodeURIComponent(gameId) + "?since=" + shown);
-      if (view === null || next.num_moves !== shown || next.over !== view.over) await show(next, animate);
+      next = await api("GET", "/api/games/" + encodeURIComponent(gameId) + "?since=" + shown);
     } catch (err) {
-      $("error").textContent = err.message;
+      offline = !(err instanceof Shelfie.ApiError);
+      $("error").textContent = offline ? "The server cannot be reached; retrying…" : err.message;
+      return;
     }
+    if (offline) {
+      offline = false;
+      $("error").textContent = "";
+    }
+    if (view === null || next.num_moves !== shown || next.over !== view.over) await show(next, animate);
   }
 
   async function poll() {
