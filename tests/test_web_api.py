@@ -246,6 +246,8 @@ def post_raw(client: TestClient, path: str, content: bytes, **headers: str) -> A
         (b'{"seat": 0, "token": "T", "action": 120}', 422, "illegal_action"),
         (b'{"seat": 0, "token": "T", "action": -3}', 422, "illegal_action"),
         (b'{"seat": 0, "token": "T", "action": 0, "expect": 5}', 409, "stale"),
+        (b'{"seat": 0, "token": "T", "action": 0, "since": -1}', 400, "bad_since"),
+        (b'{"seat": 0, "token": "T", "action": 0, "since": "0"}', 400, "bad_since"),
     ],
 )
 def test_bad_action_requests_get_a_clear_error_and_change_nothing(

@@ -191,9 +191,10 @@ class GameService:
             if game.num_players != len(seats):
                 raise _bad(f"the state has {game.num_players} players but {len(seats)} seats were given")
         session = Session(game_id, seats, game, rng, 0)
-        self.store.create_game(game_id, seats, game.to_dict(), _rng_state(rng), "active")
-        with self._sessions_lock:
-            self._sessions[game_id] = session
+        self.store.create_game(game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active")
+        if not game.over:
+            with self._sessions_lock:
+                self._sessions[game_id] = session
         with session.lock:
             self._run_bots(session)
             view = self._view(session, 0)
@@ -243,6 +244,8 @@ class GameService:
         action = _int_field(body, "action", required=True)
         expect = _int_field(body, "expect")
         since = _int_field(body, "since")
+        if since is not None and since < 0:
+            raise _bad("'since' must be >= 0", "bad_since")
         session = self._session(game_id)
         if session is None:
             self._row(game_id)  # 404 when unknown
