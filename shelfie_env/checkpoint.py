@@ -152,15 +152,21 @@ def save_model(model: Any, model_path: str | Path, card: Mapping[str, Any]) -> P
     return zp
 
 
-def load_model(model_path: str | Path, num_players: int | None = None, env: Any = None) -> tuple[Any, dict]:
-    """Load a MaskablePPO checkpoint after checking its card; returns ``(model, card)``."""
+def load_model(
+    model_path: str | Path, num_players: int | None = None, env: Any = None,
+    custom_objects: Mapping[str, Any] | None = None,
+) -> tuple[Any, dict]:
+    """Load a MaskablePPO checkpoint after checking its card; returns ``(model, card)``.
+
+    ``custom_objects`` replaces saved attributes (e.g. ``learning_rate`` when resuming).
+    """
     zp = zip_path(model_path)
     if not zp.is_file():
         raise FileNotFoundError(f"no checkpoint at {zp}")
     card = load_card(zp, num_players)
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(str(zp), env=env, device="cpu")
+    model = MaskablePPO.load(str(zp), env=env, device="cpu", custom_objects=dict(custom_objects or {}))
     size = model.observation_space.shape
     if size != (card["observation_size"],):
         raise CheckpointMismatchError(

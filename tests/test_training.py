@@ -52,8 +52,12 @@ def test_smoke_run_writes_loadable_checkpoint_with_card(smoke_run):
 def test_resume_continues_the_step_count(smoke_run, tmp_path):
     run_dir = tmp_path / "copy"
     shutil.copytree(smoke_run[0], run_dir)
-    assert train_cli.run(_args("--resume", "--run-dir", str(run_dir), "--total-steps", "1024")) == 0
-    assert load_card(run_dir / "latest.zip")["steps"] >= 1024
+    assert train_cli.run(_args("--resume", "--run-dir", str(run_dir), "--total-steps", "1024",
+                               "--learning-rate", "0.0007")) == 0
+    card = load_card(run_dir / "latest.zip")
+    assert card["steps"] >= 1024 and card["config"]["learning_rate"] == 0.0007
+    model, _ = load_model(run_dir / "latest.zip")
+    assert model.learning_rate == 0.0007
     # starting afresh over an existing run is refused
     assert train_cli.run(_args("--run-dir", str(run_dir), "--total-steps", "256")) == 2
 

@@ -136,7 +136,10 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
                          extra={"train_command": cmd})
 
     if resume:
-        model, _ = load_model(latest, cfg.players, env=venv)
+        # hyper-parameters of the (possibly edited) config replace the saved ones
+        overrides = {"learning_rate": cfg.learning_rate, "ent_coef": cfg.ent_coef, "vf_coef": cfg.vf_coef,
+                     "clip_range": cfg.clip_range, "n_epochs": cfg.n_epochs, "gae_lambda": cfg.gae_lambda}
+        model, _ = load_model(latest, cfg.players, env=venv, custom_objects=overrides)
         pool_file = run_dir / "pool.npz"
         if cfg.players > 1 and pool_file.is_file() and not cfg.subproc:
             with np.load(pool_file) as data:
