@@ -35,7 +35,9 @@ import httpx
 class Stats:
     """Latencies (seconds) per request kind, errors, and counts."""
 
-    latencies: dict[str, list[float]] = field(default_factory=lambda: {"create": [], "action": [], "replay": []})
+    latencies: dict[str, list[float]] = field(
+        default_factory=lambda: {"create": [], "action": [], "replay": []}
+    )
     errors: list[str] = field(default_factory=list)
     games_done: int = 0
     human_moves: int = 0
@@ -72,7 +74,9 @@ async def timed(stats: Stats, kind: str, coro: Any) -> httpx.Response:
     return response
 
 
-async def play_game(client: httpx.AsyncClient, bot: str, seed: int, stats: Stats, start: asyncio.Event) -> None:
+async def play_game(
+    client: httpx.AsyncClient, bot: str, seed: int, stats: Stats, start: asyncio.Event
+) -> None:
     """One game: create it, send random legal moves for seat 0 until it is over, fetch the replay."""
     rng = random.Random(seed)
     await start.wait()
@@ -146,7 +150,9 @@ async def run_load(url: str, seeds: list[int], bot: str, start_at: float) -> tup
     clients = [httpx.AsyncClient(base_url=url, limits=limits, timeout=120) for _ in seeds]
     try:
         start = asyncio.Event()
-        tasks = [asyncio.create_task(play_game(c, bot, seed, stats, start)) for c, seed in zip(clients, seeds)]
+        tasks = [
+            asyncio.create_task(play_game(c, bot, seed, stats, start)) for c, seed in zip(clients, seeds)
+        ]
         await asyncio.sleep(max(0.0, start_at - time.time()))
         start.set()
         await asyncio.gather(*tasks)
@@ -166,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games played at the same time (default 200)")
     parser.add_argument("--bot", default="random", help="bot in the second seat (default random)")
     parser.add_argument("--seed", type=int, default=0, help="seed of this script's move choices")
-    parser.add_argument("--workers", type=int, default=4, help="client processes sharing the games (default 4)")
+    parser.add_argument(
+        "--workers", type=int, default=4, help="client processes sharing the games (default 4)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.games < 1 or args.workers < 1:
@@ -197,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         stored = dict(con.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
         stored_moves = con.execute("SELECT COUNT(*) FROM moves").fetchone()[0]
         con.close()
-        server_errors = [line for line in log.read_text().splitlines() if "Traceback" in line or "ERROR" in line]
+        server_errors = [
+            line for line in log.read_text().splitlines() if "Traceback" in line or "ERROR" in line
+        ]
 
     requests = sum(len(v) for v in stats.latencies.values())
     all_lat = [x for v in stats.latencies.values() for x in v]
@@ -213,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         "requests_per_s": round(requests / wall, 1),
         "moves_per_s": round(stats.total_moves / wall, 1),
         "server_cpu_ms_per_request": (
-            round((cpu1 - cpu0) / requests * 1000, 2) if cpu0 is not None and cpu1 is not None and requests else None
+            round((cpu1 - cpu0) / requests * 1000, 2)
+            if cpu0 is not None and cpu1 is not None and requests
+            else None
         ),
         "client_cpu_ms_per_request": round(client_cpu_s / requests * 1000, 2) if requests else None,
         "human_moves": stats.human_moves,

@@ -44,11 +44,17 @@ def create(client: TestClient, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def act(client: TestClient, gid: str, seat: int, token: str, action: int, **extra: Any) -> Any:
-    return client.post(f"/api/games/{gid}/actions", json={"seat": seat, "token": token, "action": action, **extra})
+    return client.post(
+        f"/api/games/{gid}/actions", json={"seat": seat, "token": token, "action": action, **extra}
+    )
 
 
 def play_out(
-    client: TestClient, view: dict[str, Any], tokens: dict[str, str], rng: random.Random, max_moves: int = 10_000
+    client: TestClient,
+    view: dict[str, Any],
+    tokens: dict[str, str],
+    rng: random.Random,
+    max_moves: int = 10_000,
 ) -> dict[str, Any]:
     """Play random legal moves for the human seats until the game is over."""
     gid = view["game_id"]
@@ -94,7 +100,9 @@ def test_pages_and_static_files_are_served_with_security_headers(client: TestCli
         assert client.get(f"/static/{asset}").status_code == 200
     # the page scripts never put data into innerHTML
     for asset in ("table.js", "setup.js", "common.js"):
-        assert not re.search(r"\.(inner|outer)HTML\s*=|insertAdjacentHTML|document\.write", client.get(f"/static/{asset}").text)
+        assert not re.search(
+            r"\.(inner|outer)HTML\s*=|insertAdjacentHTML|document\.write", client.get(f"/static/{asset}").text
+        )
 
 
 def test_meta_lists_the_registered_bots(client: TestClient) -> None:
@@ -160,7 +168,13 @@ def test_bot_in_seat_zero_moves_before_the_first_answer(client: TestClient) -> N
 def test_only_bots_table_plays_to_the_end_at_once(client: TestClient) -> None:
     view = create(
         client,
-        {"seats": [{"type": "bot", "bot": "random"}, {"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]},
+        {
+            "seats": [
+                {"type": "bot", "bot": "random"},
+                {"type": "bot", "bot": "greedy"},
+                {"type": "bot", "bot": "random"},
+            ]
+        },
     )
     assert view["over"] and view["tokens"] == {} and view["links"] == {}
     assert len(view["result"]["scores"]) == 3
@@ -264,7 +278,9 @@ def test_bad_action_requests_get_a_clear_error_and_change_nothing(
     assert snapshot(client, gid) == before
 
 
-def test_illegal_action_explains_why_and_lists_the_legal_ones(client: TestClient, game: dict[str, Any]) -> None:
+def test_illegal_action_explains_why_and_lists_the_legal_ones(
+    client: TestClient, game: dict[str, Any]
+) -> None:
     r = act(client, game["game_id"], 0, game["tokens"]["0"], 114)
     err = r.json()
     assert "illegal action 114" in err["message"] and "reroll phase" in err["message"]
@@ -342,10 +358,15 @@ def test_bad_table_specs_are_refused(client: TestClient, spec: dict[str, Any], c
 
 
 def test_names_are_trimmed_and_stored_verbatim(client: TestClient) -> None:
-    view = create(client, {"seats": [{"type": "human", "name": "  <b>Ann</b>   &  Co  "}, {"type": "human", "name": ""}]})
+    view = create(
+        client,
+        {"seats": [{"type": "human", "name": "  <b>Ann</b>   &  Co  "}, {"type": "human", "name": ""}]},
+    )
     assert view["seats"][0]["name"] == "<b>Ann</b> & Co"
     assert view["seats"][1]["name"] == "Player 2"
-    assert create(client, {"seats": [{"type": "human", "name": "é" * MAX_NAME}]})["seats"][0]["name"] == "é" * 24
+    assert (
+        create(client, {"seats": [{"type": "human", "name": "é" * MAX_NAME}]})["seats"][0]["name"] == "é" * 24
+    )
 
 
 def test_finished_game_refuses_moves_and_unfinished_game_refuses_replay(client: TestClient) -> None:
@@ -383,7 +404,9 @@ def test_every_move_is_in_sqlite_right_after_it_is_answered(client: TestClient, 
     gid = view["game_id"]
     after = act(client, gid, 0, view["tokens"]["0"], 0).json()
     con = sqlite3.connect(db)
-    (n, state, status) = con.execute("SELECT num_moves, state, status FROM games WHERE id=?", (gid,)).fetchone()
+    (n, state, status) = con.execute(
+        "SELECT num_moves, state, status FROM games WHERE id=?", (gid,)
+    ).fetchone()
     assert n == after["num_moves"] and json.loads(state) == after["state"] and status == "active"
     assert con.execute("SELECT COUNT(*) FROM moves WHERE game_id=?", (gid,)).fetchone()[0] == n
     con.close()
@@ -472,7 +495,9 @@ def test_bot_that_cannot_be_built_is_a_clear_400(client: TestClient) -> None:
 
     bots.register("unbuildable-test-bot", factory)
     try:
-        r = client.post("/api/games", json={"seats": [{"type": "human"}, {"type": "bot", "bot": "unbuildable-test-bot"}]})
+        r = client.post(
+            "/api/games", json={"seats": [{"type": "human"}, {"type": "bot", "bot": "unbuildable-test-bot"}]}
+        )
         assert r.status_code == 400
         assert r.json()["error"] == "bot_unavailable" and "no model file" in r.json()["message"]
     finally:
@@ -498,14 +523,24 @@ def test_hint_endpoint_uses_the_hint_module(client: TestClient, monkeypatch: pyt
     assert r.status_code == 200
     hints = r.json()["hints"]
     assert [h["action"] for h in hints] == [m["action"] for m in view["legal"][:2]]
-    assert hints[0] == {"action": hints[0]["action"], "name": f"move {hints[0]['action']}", "value": 1.5, "reason": "test"}
+    assert hints[0] == {
+        "action": hints[0]["action"],
+        "name": f"move {hints[0]['action']}",
+        "value": 1.5,
+        "reason": "test",
+    }
     assert calls[0] == view["state"]
     assert client.post(f"/api/games/{gid}/hint", json={"seat": 0, "token": "bad"}).status_code == 403
     assert client.post(f"/api/games/{gid}/hint", json={"seat": 1, "token": tokens["1"]}).status_code == 409
-    assert client.post(f"/api/games/{gid}/hint", json={"seat": 0, "token": tokens["0"], "k": 0}).status_code == 400
+    assert (
+        client.post(f"/api/games/{gid}/hint", json={"seat": 0, "token": tokens["0"], "k": 0}).status_code
+        == 400
+    )
 
 
-def test_hint_endpoint_without_the_planner_says_so(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hint_endpoint_without_the_planner_says_so(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(service_module, "hint_function", lambda: None)
     view = create(client, TWO_HUMANS)
     r = client.post(f"/api/games/{view['game_id']}/hint", json={"seat": 0, "token": view["tokens"]["0"]})
@@ -540,12 +575,16 @@ def test_replay_file_plays_back_in_the_terminal(client: TestClient, tmp_path: Pa
     out = io.StringIO()
     assert run_replay(argparse.Namespace(file=str(path), no_color=True), out) == 0
     text = out.getvalue()
-    move_lines = [ln for ln in text.splitlines() if re.match(r"player [12]: (reroll|stop|circle|end|cross)", ln)]
+    move_lines = [
+        ln for ln in text.splitlines() if re.match(r"player [12]: (reroll|stop|circle|end|cross)", ln)
+    ]
     assert len(move_lines) == final["num_moves"]
     assert str(max(final["result"]["scores"])) in text
 
 
-def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     class Passive:
         def act(self, state: dict[str, Any]) -> int:
             return Game.from_dict(state).legal_actions()[0]
@@ -556,7 +595,9 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(db: Path, monkey
         damaged = create(first, TWO_HUMANS)["game_id"]
         view = create(first, {"seats": [{"type": "human"}, {"type": "bot", "bot": "vanishing-test-bot"}]})
         gid, token = view["game_id"], view["tokens"]["0"]
-        monkeypatch.setattr(GameService, "_run_bots", lambda self, session: None)  # crash before the bot moves
+        monkeypatch.setattr(
+            GameService, "_run_bots", lambda self, session: None
+        )  # crash before the bot moves
         view = act(first, gid, 0, token, 0).json()
         while view["state"]["current_player"] == 0:
             view = act(first, gid, 0, token, view["legal"][0]["action"]).json()
@@ -573,4 +614,8 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(db: Path, monkey
     assert bot_moves and all("bot error" in m["name"] for m in bot_moves)
     assert resumed["state"]["current_player"] == 0 or resumed["over"]
     r = second.get(f"/api/games/{damaged}")
-    assert r.status_code == 500 and r.json()["error"] == "damaged_game" and "invalid state field" in r.json()["message"]
+    assert (
+        r.status_code == 500
+        and r.json()["error"] == "damaged_game"
+        and "invalid state field" in r.json()["message"]
+    )

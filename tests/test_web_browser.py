@@ -17,8 +17,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -132,7 +133,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 def new_page(browser: Any, width: int = 1100, height: int = 900) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height})
-    context.add_init_script("localStorage.setItem('shelfie:delay', '20'); localStorage.setItem('shelfie:poll', '150');")
+    context.add_init_script(
+        "localStorage.setItem('shelfie:delay', '20'); localStorage.setItem('shelfie:poll', '150');"
+    )
     page = context.new_page()
     page.errors = []  # type: ignore[attr-defined]
     page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
@@ -374,7 +377,11 @@ def test_joker_choice_is_asked_when_both_ways_are_legal(browser: Any, server: Se
     assert "circled" in (cat3.get_attribute("class") or "")
     # two cats and the joker are used up; a cat and End turn remain
     spent = page.locator("#dice .die.spent")
-    assert sorted(spent.nth(i).get_attribute("data-face") for i in range(spent.count())) == ["cat", "cat", "joker"]
+    assert sorted(spent.nth(i).get_attribute("data-face") for i in range(spent.count())) == [
+        "cat",
+        "cat",
+        "joker",
+    ]
     assert page.is_enabled("#end-turn")
     legal_cells = page.locator("#boards .board[data-seat='0'] .cell.legal")
     cells = {(legal_cells.nth(i).get_attribute("data-row"), legal_cells.nth(i).get_attribute("data-col"))

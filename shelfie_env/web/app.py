@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import anyio
 from starlette.applications import Starlette
@@ -45,7 +46,10 @@ DEFAULT_DB = "shelfie_games.sqlite3"
 log = logging.getLogger("shelfie_env.web")
 
 SECURITY_HEADERS = [
-    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
@@ -69,7 +73,9 @@ class BodyLimit:
             try:
                 declared = int(length)
             except ValueError:
-                await _send_json(send, 400, {"error": "bad_request", "message": "invalid Content-Length header"})
+                await _send_json(
+                    send, 400, {"error": "bad_request", "message": "invalid Content-Length header"}
+                )
                 return
             if declared > self.limit:
                 await self._too_large(send)
@@ -98,7 +104,9 @@ class BodyLimit:
 
     async def _too_large(self, send: Send) -> None:
         await _send_json(
-            send, 413, {"error": "body_too_large", "message": f"request bodies are limited to {self.limit} bytes"}
+            send,
+            413,
+            {"error": "body_too_large", "message": f"request bodies are limited to {self.limit} bytes"},
         )
 
 
@@ -155,7 +163,9 @@ def _since(request: Request) -> int:
     return since
 
 
-def create_app(db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY, worker_threads: int = 8) -> Starlette:
+def create_app(
+    db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY, worker_threads: int = 8
+) -> Starlette:
     """The ASGI app for the games stored at ``db_path`` (unfinished games resume at once).
 
     ``max_body`` caps request bodies (413 above it); ``worker_threads`` is how many

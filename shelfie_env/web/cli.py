@@ -6,10 +6,11 @@ Also runnable alone: ``python -m shelfie_env.web.cli --port 8000``.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import threading
 import webbrowser
-from typing import Sequence
+from collections.abc import Sequence
 
 from .app import DEFAULT_DB
 
@@ -44,12 +45,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         app = create_app(args.db)
-    except Exception as exc:  # e.g. an unreadable database file
+    except (OSError, sqlite3.Error, RuntimeError) as exc:  # unreadable file, not a database, newer schema
         print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)
         return 1
     # Keep idle connections longer than a client's usual keep-alive expiry (5 s in httpx and
     # browsers' polling cadence), so a reused connection is not closed under a request in flight.
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=20)
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=20
+    )
     server = uvicorn.Server(config)
 
     def announce() -> None:

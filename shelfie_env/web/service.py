@@ -16,8 +16,9 @@ import secrets
 import sys
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,8 @@ class Session:
 
     def public_seats(self) -> list[dict[str, Any]]:
         return [
-            {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")} for i, s in enumerate(self.seats)
+            {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")}
+            for i, s in enumerate(self.seats)
         ]
 
 
@@ -149,7 +151,7 @@ class GameService:
         position; both are for Python callers (tests, tools), not the HTTP API.
         """
         if not isinstance(spec, dict):
-            raise _bad("the body must be a JSON object like {\"seats\": [...]}")
+            raise _bad('the body must be a JSON object like {"seats": [...]}')
         unknown = set(spec) - {"seats"}
         if unknown:
             raise _bad(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
@@ -191,7 +193,9 @@ class GameService:
             if game.num_players != len(seats):
                 raise _bad(f"the state has {game.num_players} players but {len(seats)} seats were given")
         session = Session(game_id, seats, game, rng, 0)
-        self.store.create_game(game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active")
+        self.store.create_game(
+            game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active"
+        )
         if not game.over:
             with self._sessions_lock:
                 self._sessions[game_id] = session
@@ -221,7 +225,10 @@ class GameService:
         return {
             "version": REPLAY_VERSION,
             "game_id": game_id,
-            "seats": [{"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")} for i, s in enumerate(row.seats)],
+            "seats": [
+                {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")}
+                for i, s in enumerate(row.seats)
+            ],
             "initial_state": row.initial_state,
             "actions": [{"seat": m.seat, "action": m.action, "name": m.name} for m in moves],
             "states": [m.state for m in moves],
@@ -257,12 +264,16 @@ class GameService:
                 raise WebError(409, "game_over", "the game is over")
             if seat != game.current:
                 raise WebError(
-                    409, "not_your_turn", f"it is seat {game.current}'s turn, not seat {seat}'s",
+                    409,
+                    "not_your_turn",
+                    f"it is seat {game.current}'s turn, not seat {seat}'s",
                     current_player=game.current,
                 )
             if expect is not None and expect != session.num_moves:
                 raise WebError(
-                    409, "stale", f"the game has {session.num_moves} moves, you expected {expect}; reload",
+                    409,
+                    "stale",
+                    f"the game has {session.num_moves} moves, you expected {expect}; reload",
                     num_moves=session.num_moves,
                 )
             assert action is not None
@@ -283,7 +294,9 @@ class GameService:
         """Advice for the seat on turn: ``{"hints": [{action, name, value, reason}, ...]}``."""
         fn = hint_function()
         if fn is None:
-            raise WebError(404, "no_hints", "hints need the planner (shelfie_env.hint), which is not installed")
+            raise WebError(
+                404, "no_hints", "hints need the planner (shelfie_env.hint), which is not installed"
+            )
         if not isinstance(body, dict):
             raise _bad('the body must be a JSON object like {"seat": 0, "token": "..."}')
         k = _int_field(body, "k")
@@ -362,7 +375,11 @@ class GameService:
         if token is None or token == "":
             raise WebError(403, "missing_token", f"a move for seat {seat} needs that seat's token")
         expected = session.seats[seat].get("token_hash")
-        if not isinstance(token, str) or expected is None or not hmac.compare_digest(_hash_token(token), expected):
+        if (
+            not isinstance(token, str)
+            or expected is None
+            or not hmac.compare_digest(_hash_token(token), expected)
+        ):
             raise WebError(403, "bad_token", f"this token does not hold seat {seat}")
         return seat
 
@@ -453,7 +470,10 @@ class GameService:
 
     def _view_row(self, row: GameRow, since: int) -> dict[str, Any]:
         game = Game.from_dict(row.state)
-        seats = [{"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")} for i, s in enumerate(row.seats)]
+        seats = [
+            {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")}
+            for i, s in enumerate(row.seats)
+        ]
         return self._assemble(row.id, seats, game, row.num_moves, since)
 
     def _assemble(
