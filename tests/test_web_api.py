@@ -147,12 +147,26 @@ def test_full_game_against_a_bot(client: TestClient, bot: str) -> None:
     check_moves_follow_rules(data["initial_state"], full["moves"])
 
 
-def test_planner_seat_plays_when_available(client: TestClient) -> None:
-    if "planner" not in bots.available():
-        pytest.fail("the planner bot is part of the project and must be registered")
-    view = create(client, {"seats": [{"type": "bot", "bot": "planner"}, {"type": "human"}]})
+@pytest.mark.parametrize("bot", ["planner", "ppo"])
+def test_planner_and_learned_bot_seats_play(client: TestClient, bot: str) -> None:
+    """The strong bots of the project (the ppo bot with the shipped 2-player model) take a seat."""
+    assert bot in bots.available()
+    view = create(client, {"seats": [{"type": "bot", "bot": bot}, {"type": "human"}]})
     final = play_out(client, view, view["tokens"], random.Random(2))
-    assert final["over"]
+    moves = client.get(f"/api/games/{view['game_id']}").json()["moves"]
+    assert final["over"] and any(m["seat"] == 0 for m in moves)
+    assert not any("bot error" in m["name"] for m in moves)
+
+
+def test_learned_bot_without_a_model_for_the_table_size_is_a_clear_400(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shelfie_env.bots import ppo
+
+    monkeypatch.setattr(ppo, "default_model_path", lambda n: tmp_path / f"ppo_{n}p.zip")  # none there
+    r = client.post("/api/games", json={"seats": [{"type": "human"}] * 2 + [{"type": "bot", "bot": "ppo"}]})
+    assert r.status_code == 400 and r.json()["error"] == "bot_unavailable"
+    assert "3-player" in r.json()["message"] and "ppo_3p.zip" in r.json()["message"]
 
 
 def test_bot_in_seat_zero_moves_before_the_first_answer(client: TestClient) -> None:
