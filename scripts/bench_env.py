@@ -15,8 +15,10 @@ of ``--seconds`` seconds:
    of 8 scalar ``shelfie/Versus-v0`` envs (same hyperparameters, same number
    of samples per rollout, one torch thread for both).
 5. pgx ``connect_four`` random play, jitted + vmapped, at N = 64 and 1024, run
-   by ``--pgx-python`` (a Python with ``pgx`` and ``jax``) in a subprocess;
-   skipped with the reason printed when that Python is missing.
+   by ``--pgx-python`` (a Python with ``pgx`` and ``jax``) in a subprocess
+   that stays up, its timed runs taken in turns with the batched engine's at
+   the same N (so both see the same machine load); skipped with the reason
+   printed when that Python is missing.
 
     python scripts/bench_env.py [--json artifacts/bench.json] [--pgx-python /work/pgx-venv/bin/python]
 """
@@ -30,6 +32,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -41,20 +44,34 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PGX = "/work/pgx-venv/bin/python"
 
 
+def one_rate(run: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """(steps per wall second, steps per CPU second of this process) of calling ``run()`` for ``seconds``.
+
+    ``run()`` returns its step count. The CPU-second rate does not depend on
+    how much of the machine other processes take.
+    """
+    steps = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    while True:
+        steps += run()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return steps / elapsed, steps / max(time.process_time() - c0, 1e-9)
+
+
+def summarize(runs: list[tuple[float, float]]) -> dict[str, Any]:
+    """Medians of timed runs."""
+    return {
+        "steps_per_s": statistics.median(r[0] for r in runs),
+        "steps_per_cpu_s": statistics.median(r[1] for r in runs),
+        "repeats": runs,
+    }
+
+
 def timed_rate(run: Callable[[], int], seconds: float, repeats: int) -> dict[str, Any]:
-    """Median of ``repeats`` rates; ``run()`` does a chunk of work and returns its step count."""
-    run()  # warm-up (compilation, caches)
-    rates = []
-    for _ in range(repeats):
-        steps = 0
-        t0 = time.perf_counter()
-        while True:
-            steps += run()
-            elapsed = time.perf_counter() - t0
-            if elapsed >= seconds:
-                break
-        rates.append(steps / elapsed)
-    return {"steps_per_s": statistics.median(rates), "repeats": rates}
+    """Medians of ``repeats`` timed runs (after one warm-up call: compilation, caches)."""
+    run()
+    return summarize([one_rate(run, seconds) for _ in range(repeats)])
 
 
 # ---------------------------------------------------------------- 1. AEC envs
@@ -90,6 +107,7 @@ def bench_aec(seconds: float, repeats: int) -> dict[str, Any]:
     for name, make in (("connect_four_v3", connect_four_v3.env), ("shelfie_v0", shelfie_v0.env)):
         out[name] = timed_rate(aec_chunk(make(), np.random.default_rng(0)), seconds, repeats)
     out["ratio"] = out["shelfie_v0"]["steps_per_s"] / out["connect_four_v3"]["steps_per_s"]
+    out["ratio_per_cpu_s"] = out["shelfie_v0"]["steps_per_cpu_s"] / out["connect_four_v3"]["steps_per_cpu_s"]
     return out
 
 
@@ -132,16 +150,32 @@ def engine_peak_memory(n: int) -> int:
         tracemalloc.stop()
 
 
-def bench_engine(sizes: list[int], seconds: float, repeats: int) -> list[dict[str, Any]]:
+def bench_engine(
+    sizes: list[int], seconds: float, repeats: int, peer: PgxPeer | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Engine rows, and pgx rows measured in turns with ours at the same N (one of each per repeat)."""
     rows = []
+    pgx_rows = []
     for n in sizes:
         calls = max(1, 4096 // n)
-        row: dict[str, Any] = {"n": n}
-        row["state_mask"] = timed_rate(engine_chunk(n, False, calls), seconds, repeats)
-        row["with_obs"] = timed_rate(engine_chunk(n, True, calls), seconds, repeats)
-        row["peak_bytes"] = engine_peak_memory(n)
+        plain, with_obs = engine_chunk(n, False, calls), engine_chunk(n, True, calls)
+        plain()
+        with_obs()
+        with_pgx = peer is not None and n in peer.sizes
+        rates: dict[str, list[tuple[float, float]]] = {"state_mask": [], "with_obs": [], "pgx": []}
+        for _ in range(repeats):
+            rates["state_mask"].append(one_rate(plain, seconds))
+            rates["with_obs"].append(one_rate(with_obs, seconds))
+            if with_pgx:
+                rates["pgx"].append(peer.rate(n, seconds))  # type: ignore[union-attr]
+        row: dict[str, Any] = {"n": n, "peak_bytes": engine_peak_memory(n)}
+        for key in ("state_mask", "with_obs"):
+            row[key] = summarize(rates[key])
         rows.append(row)
-    return rows
+        if with_pgx:
+            pgx_rows.append({"n": n, **summarize(rates["pgx"])})
+    pgx_info = peer.info if peer is not None else {}
+    return rows, {**pgx_info, "results": pgx_rows}
 
 
 # -------------------------------------------------------------- 3. vector envs
@@ -247,19 +281,54 @@ def bench_ppo(timesteps: int, rollout: int, repeats: int) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------- 5. pgx
-def bench_pgx(python: str, sizes: list[int], seconds: float, repeats: int) -> dict[str, Any]:
-    if not Path(python).exists():
-        return {"skipped": f"no pgx Python at {python} (pip install pgx jax into a venv, pass --pgx-python)"}
-    cmd = [python, str(ROOT / "scripts" / "_bench_pgx.py"), str(seconds), str(repeats), *map(str, sizes)]
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=900, env={**os.environ, "JAX_PLATFORMS": "cpu"}
+class PgxPeer:
+    """pgx's ``_bench_pgx.py`` running in its own Python, answering timed runs on request."""
+
+    def __init__(self, python: str, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self._err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [python, str(ROOT / "scripts" / "_bench_pgx.py"), *map(str, sizes)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._err,
+            text=True,
+            env={**os.environ, "JAX_PLATFORMS": "cpu"},
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return {"skipped": f"pgx run failed: {exc}"}
-    if proc.returncode != 0:
-        return {"skipped": f"pgx run failed: {proc.stderr.strip().splitlines()[-1:]}"}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        self.info: dict[str, Any] = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            self._err.seek(0)
+            tail = self._err.read().strip().splitlines()[-1:]
+            raise RuntimeError(f"the pgx process stopped: {tail}")
+        return json.loads(line)
+
+    def rate(self, n: int, seconds: float) -> tuple[float, float]:
+        """(steps per wall second, steps per CPU second of the pgx process) at batch size ``n``."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"{n} {seconds}\n")
+        self.proc.stdin.flush()
+        out = self._read()
+        return float(out["steps_per_s"]), float(out["steps_per_cpu_s"])
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        self._err.close()
+
+
+def start_pgx(python: str, sizes: list[int]) -> tuple[PgxPeer | None, str | None]:
+    """The pgx peer, or None and the reason it cannot run."""
+    if not Path(python).exists():
+        return None, f"no pgx Python at {python} (pip install pgx jax into a venv, pass --pgx-python)"
+    try:
+        return PgxPeer(python, sizes), None
+    except (OSError, RuntimeError, ValueError) as exc:
+        return None, f"pgx could not start: {exc}"
 
 
 # ------------------------------------------------------------------- report
@@ -290,34 +359,29 @@ def fmt(x: float) -> str:
 
 
 def table(res: dict[str, Any]) -> str:
-    lines = ["| what | N | steps/s | note |", "|---|---:|---:|---|"]
+    lines = ["| what | N | steps/s | steps/CPU-s | note |", "|---|---:|---:|---:|---|"]
+
+    def add(what: str, n: Any, m: dict[str, Any], note: str = "") -> None:
+        lines.append(f"| {what} | {n} | {fmt(m['steps_per_s'])} | {fmt(m['steps_per_cpu_s'])} | {note} |")
+
     aec = res.get("aec")
     if aec:
-        lines.append(
-            f"| PettingZoo `connect_four_v3.env()` (AEC) | 1 | "
-            f"{fmt(aec['connect_four_v3']['steps_per_s'])} | |"
-        )
-        lines.append(
-            f"| `shelfie_v0.env()` (AEC) | 1 | {fmt(aec['shelfie_v0']['steps_per_s'])} | "
-            f"ratio to connect_four {aec['ratio']:.2f} |"
-        )
+        add("PettingZoo `connect_four_v3.env()` (AEC)", 1, aec["connect_four_v3"])
+        add("`shelfie_v0.env()` (AEC)", 1, aec["shelfie_v0"], f"{aec['ratio']:.2f}x connect_four")
     pgx = {r["n"]: r for r in res.get("pgx", {}).get("results", [])}
     for row in res.get("engine", []):
         n = row["n"]
         note = f"peak {row['peak_bytes'] / 2**20:.1f} MiB"
         if n in pgx:
-            note += f"; {row['state_mask']['steps_per_s'] / pgx[n]['steps_per_s']:.2f}x pgx"
-        lines.append(
-            f"| batched engine (state + masks) | {n} | {fmt(row['state_mask']['steps_per_s'])} | {note} |"
-        )
-        lines.append(f"| batched engine + observations | {n} | {fmt(row['with_obs']['steps_per_s'])} | |")
+            wall = row["state_mask"]["steps_per_s"] / pgx[n]["steps_per_s"]
+            cpu = row["state_mask"]["steps_per_cpu_s"] / pgx[n]["steps_per_cpu_s"]
+            note += f"; {wall:.2f}x pgx ({cpu:.2f}x per CPU-s)"
+        add("batched engine (state + masks)", n, row["state_mask"], note)
+        add("batched engine + observations", n, row["with_obs"])
     for n, r in sorted(pgx.items()):
-        lines.append(
-            f"| pgx `connect_four` jit+vmap ({res['pgx'].get('pgx', '?')}) | {n} | "
-            f"{fmt(r['steps_per_s'])} | |"
-        )
+        add(f"pgx `connect_four` jit+vmap ({res['pgx'].get('pgx', '?')})", n, r, "in turns with ours")
     if "skipped" in res.get("pgx", {}):
-        lines.append(f"| pgx `connect_four` | | skipped | {res['pgx']['skipped']} |")
+        lines.append(f"| pgx `connect_four` | | skipped | | {res['pgx']['skipped']} |")
     vec = res.get("vector")
     if vec:
         for key, label in (
@@ -327,22 +391,18 @@ def table(res: dict[str, Any]) -> str:
             ("sb3_solo", "SB3 `ShelfieVecEnv` solo"),
             ("sb3_versus", "SB3 `ShelfieVecEnv` 2p (vs random)"),
         ):
-            lines.append(
-                f"| {label} | {vec['n']} | {fmt(vec[key]['steps_per_s'])} | "
-                "learner steps, random legal actions |"
-            )
+            add(label, vec["n"], vec[key], "learner steps")
     ppo = res.get("ppo")
     if ppo:
         a, d = ppo["adapter"], ppo["dummy8"]
         lines.append(
-            f"| MaskablePPO via SB3 adapter (2p vs random) | 64 | {fmt(a['rollout_fps'])} | rollout fps "
-            f"({ppo['rollout_ratio']:.2f}x DummyVecEnv); with updates {fmt(a['overall_fps'])} "
+            f"| MaskablePPO via SB3 adapter (2p vs random) | 64 | {fmt(a['rollout_fps'])} | | rollout fps, "
+            f"{ppo['rollout_ratio']:.2f}x DummyVecEnv; with updates {fmt(a['overall_fps'])} "
             f"({ppo['overall_ratio']:.2f}x) |"
         )
         lines.append(
             "| MaskablePPO via `DummyVecEnv` of 8 `shelfie/Versus-v0` | 8 | "
-            f"{fmt(d['rollout_fps'])} | rollout fps; "
-            f"with updates {fmt(d['overall_fps'])} |"
+            f"{fmt(d['rollout_fps'])} | | rollout fps; with updates {fmt(d['overall_fps'])} |"
         )
     return "\n".join(lines)
 
@@ -362,27 +422,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1 or args.seconds <= 0:
         p.error("--repeats must be >= 1 and --seconds > 0")
     res: dict[str, Any] = {"machine": machine(), "args": vars(args)}
+    pgx_sizes = [n for n in (64, 1024) if n in args.sizes]
+    if "pgx" in args.skip or "engine" in args.skip or not pgx_sizes:
+        peer, why = None, "skipped (--skip, or no N of 64/1024 in --sizes)"
+    else:
+        peer, why = start_pgx(args.pgx_python, pgx_sizes)
+    if why:
+        res["pgx"] = {"skipped": why}
     steps = [
         ("aec", lambda: bench_aec(args.seconds, args.repeats)),
-        ("engine", lambda: bench_engine(args.sizes, args.seconds, args.repeats)),
-        (
-            "pgx",
-            lambda: bench_pgx(
-                args.pgx_python,
-                [n for n in (64, 1024) if n in args.sizes] or [64, 1024],
-                args.seconds,
-                args.repeats,
-            ),
-        ),
+        ("engine", lambda: bench_engine(args.sizes, args.seconds, args.repeats, peer)),
         ("vector", lambda: bench_vector(64, args.seconds, args.repeats)),
         ("ppo", lambda: bench_ppo(args.ppo_timesteps, 2048, args.repeats)),
     ]
-    for name, fn in steps:
-        if name in args.skip:
-            continue
-        t0 = time.perf_counter()
-        res[name] = fn()
-        print(f"[{name}] done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    try:
+        for name, fn in steps:
+            if name in args.skip:
+                continue
+            t0 = time.perf_counter()
+            if name == "engine":
+                res["engine"], pgx_res = fn()
+                if peer is not None:
+                    res["pgx"] = pgx_res
+            else:
+                res[name] = fn()
+            print(f"[{name}] done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        if peer is not None:
+            peer.close()
     if isinstance(res.get("pgx"), dict) and "skipped" in res["pgx"]:
         print(f"pgx skipped: {res['pgx']['skipped']}")
     m = res["machine"]
