@@ -371,7 +371,8 @@ def table(res: dict[str, Any]) -> str:
     pgx = {r["n"]: r for r in res.get("pgx", {}).get("results", [])}
     for row in res.get("engine", []):
         n = row["n"]
-        note = f"peak {row['peak_bytes'] / 2**20:.1f} MiB"
+        peak = row["peak_bytes"]
+        note = f"peak {peak / 2**20:.1f} MiB" if peak >= 2**20 else f"peak {peak / 2**10:.0f} KiB"
         if n in pgx:
             wall = row["state_mask"]["steps_per_s"] / pgx[n]["steps_per_s"]
             cpu = row["state_mask"]["steps_per_cpu_s"] / pgx[n]["steps_per_cpu_s"]
