@@ -229,7 +229,12 @@ class _ShelfieVectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset every game, or those in ``options["reset_mask"]`` (a bool array of shape (N,))."""
+        """Reset every game, or those in ``options["reset_mask"]`` (a bool array of shape (N,)).
+
+        ``seed`` (one int) seeds the dice streams, the random opponents and the seat draw of all games.
+        """
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be one integer for the whole batch, got {seed!r}")
         if seed is not None:
             self.core.seed(seed)
         which = None

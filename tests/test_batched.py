@@ -196,3 +196,19 @@ def test_core_package_imports_without_numba() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "shelfie-env[fast]" in out
+
+
+def test_custom_points_table_scores() -> None:
+    points = [[1, 2, 4, 7, 11], [2, 3, 5, 8, 13], [0, 1, 1, 2, 3], [5, 5, 5, 5, 5], [1, 1, 2, 3, 20]]
+    batch = BatchedGame(16, 3, points=points, seed=2)
+    checked = 0
+    for _ in range(300):
+        for i in np.flatnonzero(batch.circled.any(axis=1)):
+            game = batch.to_game(i)
+            assert game.table.points == tuple(map(tuple, points))
+            assert list(batch.scores[i]) == game.scores()
+            checked += 1
+        moves = batch.random_actions()
+        live = ~batch.done
+        batch.step(np.where(live, moves, 0), active=live)
+    assert checked > 1000 and batch.scores.max() > 0

@@ -174,6 +174,8 @@ def test_bad_arguments_are_refused() -> None:
         env.step(np.array([114, 114]))
     with pytest.raises(ValueError, match="integer"):
         env.step(np.array([0.0, 0.0]))
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=[1, 2])
 
 
 def test_seeded_resets_replay_the_same_episodes() -> None:
