@@ -257,3 +257,18 @@ def test_compiled_greedy_opponents_match_the_per_game_fallback() -> None:
         assert np.array_equal(r1, r2) and np.array_equal(t1, t2)
         ended += int(t1.sum())
     assert ended > 0
+
+
+def test_disabled_autoreset_needs_a_reset_mask() -> None:
+    env = SoloVectorEnv(4, seed=6, autoreset_mode="Disabled")
+    assert env.metadata["autoreset_mode"] == AutoresetMode.DISABLED
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    done = np.zeros(4, dtype=bool)
+    while not done.any():
+        _, _, done, _, _ = env.step(_random_legal(env.action_masks(), rng))
+    with pytest.raises(RuntimeError, match="reset_mask"):
+        env.step(np.zeros(4, dtype=np.int64))
+    obs, _ = env.reset(options={"reset_mask": done})
+    assert not env.core.batch.done.any()
+    assert (obs[done][:, 50 + 55] == 1.0).all()  # the reset games are in their first reroll phase
