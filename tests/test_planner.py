@@ -273,3 +273,40 @@ def test_registered_deterministic_and_validates_weights() -> None:
         over.step(bot.act_game(over))
     with pytest.raises(ValueError, match="game is over"):
         bot.act_game(over)
+
+
+def test_rounds_estimates_agree_and_shrink_as_shelves_fill() -> None:
+    from shelfie_env.planner.evaluation import rounds_left, rounds_left_many
+
+    w = Weights()
+    game = Game.new(2, rng=8)
+    bot = make("planner")
+    seen: dict[int, list[float]] = {0: [], 1: []}
+    while not game.over:
+        if not game.end_triggered:
+            fills = [np.array([game.circled[q] | game.crossed[q]]) for q in range(2)]
+            mid = game.current == 0
+            assert rounds_left_many(fills, w, mid)[0] == pytest.approx(rounds_left(game, w))
+            assert rounds_left_many(fills, w, True)[0] <= rounds_left_many(fills, w, False)[0]
+            seen[game.current].append(rounds_left(game, w))
+        game.step(bot.act_game(game))
+    for xs in seen.values():
+        assert xs[0] > 5 and all(b <= a + 1e-12 for a, b in zip(xs, xs[1:]))
+
+
+def test_turn_context_is_reused_only_within_a_turn() -> None:
+    from shelfie_env.planner.search import turn_context
+
+    w = Weights()
+    game = Game.from_dict(make_state(phase="reroll", rolls_left=2, dice=[1, 1, 2, 3, 4, 4]))
+    ctx = turn_context(game, w)
+    fresh_values = action_values(game, w)
+    assert action_values(game, w, ctx) == fresh_values
+    game.step(0)  # stop: circle phase, same shelves
+    assert turn_context(game, w, ctx) is ctx
+    game.step(game.legal_actions()[0])
+    if not game.over and game.current == 0:
+        assert turn_context(game, w, ctx) is ctx  # this turn's circles only
+    other = Game.from_dict(make_state(phase="reroll", rolls_left=2, dice=[1, 1, 2, 3, 4, 4], current=1))
+    assert turn_context(other, w, ctx) is not ctx
+    assert turn_context(game, Weights(threat=0.5), ctx) is not ctx

@@ -53,6 +53,10 @@ class Weights:
     """Weight of the rivals' expected score (1 = maximise the score difference)."""
     threat: float = 1.0
     """Scale of the discount of our cells in lines a rival may complete first."""
+    last_turn: float = 1.0
+    """Scale of a later-seated rival's potential in its last turn once the end is triggered."""
+    tempo: bool = False
+    """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
     sigma: float = 0.0
     """Win-chance mode when > 0: each rival margin m becomes ``margin_scale * tanh(m / (sigma *
     sqrt(turns left to both + 0.5)))`` (close to the expected rank reward); 0 keeps the raw margin."""
@@ -60,7 +64,7 @@ class Weights:
     """Scale of the win-chance value (only a unit: it keeps values in points-like ranges)."""
     lockout: float = 1.0
     """Scale of the rivals' expected loss from lines we may complete later."""
-    pace: tuple[float, ...] = (0.27, 0.35, -0.59)
+    pace: tuple[float, float, float, float] = (0.123, 0.364, -0.273, -0.433)
     """Rounds-left estimate coefficients (see :func:`rounds_left`)."""
 
 
@@ -69,22 +73,35 @@ def full_rows_many(filled: np.ndarray) -> np.ndarray:
     return sum(((filled & m) == m).astype(np.int64) for m in ROW_MASKS)
 
 
-def rounds_left(game: Game, weights: Weights) -> float:
-    """Estimated rounds after the current one, for an untriggered game.
+_POP5 = np.array([bin(m).count("1") for m in range(32)], dtype=np.int64)
 
+
+def rounds_left_many(fills: list[np.ndarray], weights: Weights, mid_round: bool) -> np.ndarray:
+    """Estimated turns the mover still gets after this one, for untriggered positions.
+
+    ``fills`` holds one array of filled (circled | crossed) masks per player.
     The end comes when one shelf has two rows with no free cell, so the shelf
     closest to it sets the pace: ``a * (fewest free cells in two rows of one
-    shelf) + b * (fewest free cells of one shelf) + c`` with ``(a, b, c) =
-    weights.pace`` (a least-squares fit on self-play games, see docs/planner.md).
+    shelf) + b * (fewest free cells of one shelf) + c``, plus ``d`` when the
+    mover is not the last seat (a later seat may still trigger the end this
+    round); ``(a, b, c, d) = weights.pace``, a least-squares fit on recorded
+    games (docs/planner.md).
     """
-    two_rows = total = 99
-    for q in range(game.num_players):
-        filled = game.circled[q] | game.crossed[q]
-        free_rows = sorted(5 - bin(filled >> (5 * r) & 31).count("1") for r in range(5))
-        two_rows = min(two_rows, free_rows[0] + free_rows[1])
-        total = min(total, sum(free_rows))
-    a, b, c = weights.pace
-    return max(0.0, a * two_rows + b * total + c)
+    two_rows = total = None
+    for f in fills:
+        free = np.stack([5 - _POP5[f >> (5 * r) & 31] for r in range(5)], axis=-1)
+        free.sort(axis=-1)
+        t2, tt = free[..., 0] + free[..., 1], free.sum(axis=-1)
+        two_rows = t2 if two_rows is None else np.minimum(two_rows, t2)
+        total = tt if total is None else np.minimum(total, tt)
+    a, b, c, d = weights.pace
+    return np.maximum(0.0, a * two_rows + b * total + c + (d if mid_round else 0.0))
+
+
+def rounds_left(game: Game, weights: Weights) -> float:
+    """:func:`rounds_left_many` for the position of ``game`` as it stands (mover: ``game.current``)."""
+    fills = [np.array([game.circled[q] | game.crossed[q]]) for q in range(game.num_players)]
+    return float(rounds_left_many(fills, weights, game.current < game.num_players - 1)[0])
 
 
 class Context:
@@ -120,13 +137,25 @@ class Context:
         # My cells: discounted by the rivals' chances of completing their lines first.
         self._me_q = base_q[p] * self._cell_safe([completes[o] for o in self.rivals])
         self._me_go = line_tables(self._me_q, self.points)
+        # Tempo: the same tables one round sooner, to value moves that bring the end closer.
+        self._tempo = bool(weights.tempo) and R > 0
+        lower = max(R - 1.0, 0.0)
+        self._tempo_width = R - lower
+        if self._tempo:
+            me_safe = self._cell_safe([completes[o] for o in self.rivals])
+            self._me_go_lo = line_tables(self._base_prob(p, lower) * me_safe, self.points)
+            self._riv_go_lo = []
         # Rivals: tables without my threat (that one follows my move, see _lockout_risk).
         self._riv_go, self._riv_end, self._riv_damage = [], [], []
         for q in self.rivals:
             others = [completes[o] for o in self.rivals if o != q]
             table = line_tables(base_q[q] * self._cell_safe(others), self.points) if turns[q] > 0 else self._zero
             self._riv_go.append(table)
-            self._riv_end.append(self._table_for(q, 1.0, others) if q > p else self._zero)
+            if self._tempo:
+                lo = turns[q] - self._tempo_width
+                self._riv_go_lo.append(self._table_for(q, lo, others) if lo > 0 else self._zero)
+            end = self._table_for(q, 1.0, others) if q > p else self._zero
+            self._riv_end.append(self._zero + weights.last_turn * (end - self._zero))
             self._riv_damage.append(self._line_damage(q, table))
         # _me_prod[L, free5]: product of my q over the free cells (pattern free5) of line L.
         q_line = base_q[p][LINE_CELLS]  # (10, 5), undiscounted like the rivals' completion chances
@@ -224,11 +253,14 @@ class Context:
             x = g.crossed[q] | (lock & ~g.circled[q])
             riv_cross.append(x)
             triggered |= full_rows_many(g.circled[q] | x) >= 2
-        me = np.where(
-            triggered,
-            shelf_values(self._zero, circled, crossed),
-            shelf_values(self._me_go, circled, crossed),
-        )
+        me_go = shelf_values(self._me_go, circled, crossed)
+        if self._tempo:
+            fills = [circled | crossed] + [g.circled[q] | x for q, x in zip(self.rivals, riv_cross)]
+            # Fraction of a round the placement takes off the estimated rest of the game.
+            later = rounds_left_many(fills, self.weights, self.player < self.game.num_players - 1)
+            sooner = np.clip((self.rounds - later) / self._tempo_width, 0.0, 1.0)
+            me_go = me_go - sooner * (me_go - shelf_values(self._me_go_lo, circled, crossed))
+        me = np.where(triggered, shelf_values(self._zero, circled, crossed), me_go)
         if not self.rivals:
             return me
         risk = self._lockout_risk(circled, crossed) * self.weights.lockout  # (n, 10)
@@ -237,7 +269,10 @@ class Context:
         for i, q in enumerate(self.rivals):
             c = np.full(circled.shape, g.circled[q])
             x = riv_cross[i]
-            go = shelf_values(self._riv_go[i], c, x) - np.clip(risk, 0.0, 1.0) @ self._riv_damage[i]
+            go = shelf_values(self._riv_go[i], c, x)
+            if self._tempo:
+                go = go - sooner * (go - shelf_values(self._riv_go_lo[i], c, x))
+            go = go - np.clip(risk, 0.0, 1.0) @ self._riv_damage[i]
             riv = np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
             margin = me - self.weights.rival_weight * riv
             if sigma > 0:
