@@ -265,10 +265,11 @@ def to_markdown(result: dict[str, Any]) -> str:
         lines += [f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; {cfg['games_per_group']} games per group, "
                   f"dice seeds {cfg['seeds']}, seats rotated; {cfg['wall_time_s']} s on {cfg['workers']} worker(s).",
                   ""]
+    solo = cfg.get("players") == 1
     lines += ["| bot | games | mean score ± sd | first place |", "|---|---:|---:|---:|"]
     for b in result["bots"]:
-        lines.append(f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | "
-                     f"{100 * b['first_place_rate']:.1f}% |")
+        first = "—" if solo else f"{100 * b['first_place_rate']:.1f}%"
+        lines.append(f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} |")
     if result["pairings"]:
         lines += ["", "| bot | opponent | games | W / T / L | win rate (95% CI) | score ± sd | opp. score ± sd |",
                   "|---|---|---:|---:|---:|---:|---:|"]
@@ -335,6 +336,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
     parser.add_argument("--no-ratings", action="store_true", help="skip the OpenSkill ratings")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
+    parser.add_argument("--record-card", type=Path, default=None, metavar="MODEL",
+                        help="also store the results and the command in MODEL's card (MODEL.json)")
     parser.add_argument("--plot", type=Path, default=None, metavar="RUN",
                         help="plot win rate vs steps from RUN/eval.jsonl (a run dir or the file)")
     parser.add_argument("--plot-out", type=Path, default=None, help="PNG path for --plot (default RUN/win_rate.png)")
@@ -363,7 +366,33 @@ def run(args: argparse.Namespace) -> int:
         out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
         out.with_suffix(".md").write_text(md)
         print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')}")
+    if args.record_card is not None:
+        print(f"recorded in {record_in_card(args.record_card, result, command_line(args))}")
     return 0
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The ``shelfie arena`` command that reproduces ``args`` (without output flags)."""
+    parts = ["shelfie arena", *args.bots, f"--players {args.players}", f"--games {args.games}",
+             f"--seed {args.seed}"]
+    return " ".join(parts)
+
+
+def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> Path:
+    """Store ``result`` (and the command that produced it) under ``evaluation`` in a model card."""
+    from .checkpoint import card_path, load_card, write_card
+
+    card = load_card(model)
+    cfg = result["config"]
+    key = f"arena_{cfg['players']}p_" + "_vs_".join(b.split(":")[0] for b in cfg["bots"]) + f"_{cfg['games_per_group']}g"
+    card.setdefault("evaluation", {})[key] = {
+        "command": command,
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **{k: result[k] for k in ("bots", "pairings", "ratings") if k in result},
+        "config": cfg,
+    }
+    write_card(model, card)
+    return card_path(model)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -91,3 +91,15 @@ def test_cli_writes_json_markdown_and_plot(tmp_path, capsys):
     assert (run_dir / "win_rate.png").stat().st_size > 1000
     assert arena.run(parser.parse_args(["nosuchbot", "random"])) == 2
     assert "unknown bot" in capsys.readouterr().err
+
+
+def test_record_card_stores_results_and_command(tmp_path):
+    from shelfie_env.checkpoint import make_card, write_card
+
+    model = tmp_path / "m.zip"
+    write_card(model, make_card(2))
+    res = arena.run_arena(["random", "greedy"], games=2, workers=1)
+    arena.record_in_card(model, res, "shelfie arena random greedy --games 2")
+    card = json.loads((tmp_path / "m.json").read_text())
+    entry = card["evaluation"]["arena_2p_random_vs_greedy_2g"]
+    assert entry["command"].startswith("shelfie arena") and entry["pairings"][0]["games"] == 2

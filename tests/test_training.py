@@ -129,7 +129,7 @@ def test_solo_env_reward_sums_to_scaled_score():
 
 def test_warm_start_records_metrics(smoke_run):
     bc = json.loads((smoke_run[0] / "bc.json").read_text())
-    assert bc["decisions"] > 50 and 0.0 <= bc["bc_accuracy"] <= 1.0
+    assert bc["decisions"] > 50 and 0.0 <= bc["bc_val_accuracy"] <= 1.0
     assert (smoke_run[0].parent / "teacher").is_dir()
 
 
