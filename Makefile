@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play test bench clean chromium
+.PHONY: play serve test bench clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ chromium:
 
 test: $(STAMP) chromium
 	$(PY) -m pytest -q
+
+serve: $(STAMP)
+	$(VENV)/bin/shelfie serve
 
 bench: $(STAMP)
 	$(PY) scripts/bench_env.py
