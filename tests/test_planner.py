@@ -310,3 +310,20 @@ def test_turn_context_is_reused_only_within_a_turn() -> None:
     other = Game.from_dict(make_state(phase="reroll", rolls_left=2, dice=[1, 1, 2, 3, 4, 4], current=1))
     assert turn_context(other, w, ctx) is not ctx
     assert turn_context(game, Weights(threat=0.5), ctx) is not ctx
+
+
+def test_last_turn_value_exact_cases() -> None:
+    from shelfie_env.planner.last_turn import last_turn_value
+    from shelfie_env.scoring import FULL
+
+    pts = tuple(tuple(r) for r in DEFAULT_POINTS)
+    # Only plant #1 is free; plants #2, #3 circled: circling it scores 1+2+3. Best play rerolls
+    # all six dice; a roll fails unless it shows a plant or six jokers (which circle any cell).
+    circled = 0b00110
+    crossed = FULL & ~circled & ~1
+    fail = (5 / 6) ** 6 - (1 / 6) ** 6
+    assert last_turn_value(pts, circled, crossed) == pytest.approx(6 * (1 - fail**3), abs=1e-12)
+    # No free cell: the score as it stands.
+    assert last_turn_value(pts, 0b11111, FULL & ~0b11111) == 19
+    # More circles never lower the expectation.
+    assert last_turn_value(pts, 0b111, 0) >= last_turn_value(pts, 0b11, 0) > last_turn_value(pts, 0, 0) > 0

@@ -34,6 +34,8 @@ import numpy as np
 
 from ..engine import CIRCLE, REROLL, Game
 from ..scoring import COL_MASKS, FULL, ROW_MASKS
+from .last_turn import last_turn_value
+from .stuck import stuck_probability
 from .lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
 
 _ROW_MASKS = np.array(ROW_MASKS, dtype=np.int64)
@@ -49,12 +51,18 @@ class Weights:
 
     hit: tuple[float, ...] = (0.12, 0.14, 0.16, 0.115, 0.03)
     """Per-turn chance that a free cell of column c (needs c+1 dice) gets circled."""
+    rival_hit: tuple[float, ...] | None = None
+    """Per-turn rates for the rivals' cells (None: the same as ``hit``)."""
     rival_weight: float = 1.0
     """Weight of the rivals' expected score (1 = maximise the score difference)."""
     threat: float = 1.0
     """Scale of the discount of our cells in lines a rival may complete first."""
+    exact_last_turn: bool = True
+    """Value a later-seated rival's final turn (end triggered) exactly (:mod:`.last_turn`)."""
+    stuck: float = 1.0
+    """Scale of the chance that the next turn cannot circle anything (forced cross-out)."""
     last_turn: float = 1.0
-    """Scale of a later-seated rival's potential in its last turn once the end is triggered."""
+    """Scale of that rival's last-turn potential when ``exact_last_turn`` is off."""
     tempo: bool = False
     """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
     sigma: float = 0.0
@@ -129,6 +137,8 @@ class Context:
         self.points = line_points(game.table.points)
         self._zero = line_tables(np.zeros(25), self.points)
         self._hit = np.array(weights.hit, dtype=np.float64)[_COLUMN_OF_BIT]
+        rival_hit = weights.hit if weights.rival_hit is None else weights.rival_hit
+        self._rival_hit = np.array(rival_hit, dtype=np.float64)[_COLUMN_OF_BIT]
         R = 0.0 if self.already_triggered else rounds_left(game, weights)
         self.rounds = R
         turns = {q: R + (1 if q > p else 0) for q in range(n)}
@@ -193,7 +203,8 @@ class Context:
     def _base_prob(self, q: int, turns: float) -> np.ndarray:
         free = FULL & ~(self.game.circled[q] | self.game.crossed[q])
         bits = (free >> np.arange(25)) & 1
-        return bits * (1.0 - (1.0 - self._hit) ** max(turns, 0.0))
+        hit = self._hit if q == self.player else self._rival_hit
+        return bits * (1.0 - (1.0 - hit) ** max(turns, 0.0))
 
     def _cell_safe(self, completes: list[np.ndarray]) -> np.ndarray:
         """Per cell: chance no listed player completes its row or column first."""
@@ -236,10 +247,43 @@ class Context:
         return out
 
     # -------------------------------------------------------------- evaluation
-    def evaluate(self, circled: np.ndarray, crossed: np.ndarray) -> np.ndarray:
-        """Values of candidate shelves of the player (arrays of masks), rivals updated by lockout."""
+    def _last_turn(self, q: int, crossed: int) -> float:
+        return last_turn_value(self.game.table.points, self.game.circled[q], crossed)
+
+    def evaluate(self, circled: np.ndarray, crossed: np.ndarray, lookahead: bool = True) -> np.ndarray:
+        """Values of candidate shelves of the player (arrays of masks), rivals updated by lockout.
+
+        With ``lookahead`` (and weight ``stuck`` > 0) a shelf that may leave the
+        next turn with nothing circleable is worth ``(1 - P) * value + P * (value
+        after the best forced cross-out)``, ``P`` from :mod:`.stuck`.
+        """
         circled = np.asarray(circled, dtype=np.int64)
         crossed = np.asarray(crossed, dtype=np.int64)
+        value, triggered = self._evaluate(circled, crossed)
+        if not lookahead or self.weights.stuck <= 0:
+            return value
+        free = FULL & ~(circled | crossed)
+        prob = np.where(triggered | (free == 0), 0.0, stuck_probability(free) * self.weights.stuck)
+        idx = np.flatnonzero(prob > 1e-3)
+        if idx.size == 0:
+            return value
+        # The best row to cross out next turn, for each risky candidate.
+        rows_c, rows_x, owner = [], [], []
+        for r, m in enumerate(ROW_MASKS):
+            has = idx[(free[idx] & m) != 0]
+            rows_c.append(circled[has])
+            rows_x.append(crossed[has] | (free[has] & m))
+            owner.append(has)
+        owners = np.concatenate(owner)
+        forced, _ = self._evaluate(np.concatenate(rows_c), np.concatenate(rows_x))
+        best = np.full(circled.shape, -np.inf)
+        np.maximum.at(best, owners, forced)
+        out = value.copy()
+        out[idx] = (1.0 - prob[idx]) * value[idx] + prob[idx] * best[idx]
+        return out
+
+    def _evaluate(self, circled: np.ndarray, crossed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values (without the stuck look-ahead) and whether each placement triggers the end."""
         g = self.game
         # Lines newly completed lock the rivals out.
         lock = np.zeros(circled.shape, dtype=np.int64)
@@ -262,7 +306,7 @@ class Context:
             me_go = me_go - sooner * (me_go - shelf_values(self._me_go_lo, circled, crossed))
         me = np.where(triggered, shelf_values(self._zero, circled, crossed), me_go)
         if not self.rivals:
-            return me
+            return me, triggered
         risk = self._lockout_risk(circled, crossed) * self.weights.lockout  # (n, 10)
         sigma = self.weights.sigma
         total = np.zeros(circled.shape)
@@ -273,7 +317,12 @@ class Context:
             if self._tempo:
                 go = go - sooner * (go - shelf_values(self._riv_go_lo[i], c, x))
             go = go - np.clip(risk, 0.0, 1.0) @ self._riv_damage[i]
-            riv = np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
+            if self.weights.exact_last_turn and q > self.player and triggered.any():
+                end = np.array([self._last_turn(q, int(xx)) for xx in x[triggered]])
+                riv = go.copy()
+                riv[triggered] = end
+            else:
+                riv = np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
             margin = me - self.weights.rival_weight * riv
             if sigma > 0:
                 # Turns still to play by both: the spread of the final margin grows with them.
@@ -281,7 +330,7 @@ class Context:
                 turns = np.where(triggered, later, 2.0 * self.rounds + later)
                 margin = self.weights.margin_scale * np.tanh(margin / (sigma * np.sqrt(turns + 0.5)))
             total += margin
-        return total / len(self.rivals)
+        return total / len(self.rivals), triggered
 
     def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
         """Values after circling each set of cells (masks of free cells)."""
