@@ -53,8 +53,8 @@ class TrainConfig:
     clip_range: float = 0.2
     """PPO clipping of the probability ratio."""
 
-    ent_coef: float = 0.01
-    """Entropy bonus; keeps exploring the 120-action space."""
+    ent_coef: float = 0.003
+    """Entropy bonus (small: the warm-started policy is already sensible)."""
 
     vf_coef: float = 0.5
     """Weight of the value loss."""
@@ -77,7 +77,7 @@ class TrainConfig:
     opp_random: float = 0.05
     """Probability that an opponent seat is played by ``random`` in a training game."""
 
-    opp_greedy: float = 0.35
+    opp_greedy: float = 0.7
     """Probability that an opponent seat is played by ``greedy`` (if that bot exists; else its
     share goes to the snapshots)."""
 
@@ -85,11 +85,11 @@ class TrainConfig:
     """Of the remaining (self-play) share, the fraction played by the newest snapshot; the rest
     is uniform over the older snapshots in the pool."""
 
-    bc_games: int = 3000
+    bc_games: int = 10_000
     """Warm start (``training/bc.py``): games of the teacher against itself whose decisions the
     network imitates before PPO starts (0 = start PPO from a random network)."""
 
-    bc_epochs: int = 4
+    bc_epochs: int = 10
     """Passes of behaviour cloning over the teacher data."""
 
     bc_teacher: str = "greedy"
