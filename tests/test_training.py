@@ -17,7 +17,8 @@ from training.selfplay import OpponentPool, SelfPlayEnv
 
 TINY = ["--n-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32",
         "--eval-every", "256", "--eval-games", "4", "--save-every", "256", "--snapshot-every", "256",
-        "--bc-games", "3", "--bc-epochs", "1"]
+        "--bc-games", "3", "--bc-epochs", "1", "--bc-dagger-rounds", "1", "--bc-dagger-games", "2",
+        "--bc-dagger-epochs", "1"]
 
 
 def _args(*extra: str) -> argparse.Namespace:
@@ -142,3 +143,17 @@ def test_teacher_returns_are_discounted_outcomes():
     assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))
     r = np.abs(data["returns"])
     assert r.max() == 1.0 and (r > 0).all()  # last decision of each player: +-1, earlier ones discounted
+
+
+def test_dagger_records_only_the_learners_positions_with_teacher_labels():
+    from shelfie_env.bots import make
+    from training.bc import record_games
+
+    full = record_games(2, 2, "greedy", seed=8, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
+    dag = record_games(2, 2, "greedy", seed=8, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0,
+                       learner=make("random", seed=0))
+    assert 0 < len(dag["actions"]) < len(full["actions"])
+    assert all(dag["masks"][i, a] for i, a in enumerate(dag["actions"]))
+    # the recorded player is the one on turn: its on-turn flag is the first relative seat
+    on_turn = dag["obs"][:, 50 * 2 + 60]
+    assert (on_turn == 1.0).all()

@@ -7,6 +7,12 @@ records every decision (observation from the mover's seat, legal mask, action)
 and the mover's discounted final reward, and fits the actor by masked
 cross-entropy and the critic by mean squared error on those returns. PPO then
 continues from that network; the card records the warm start.
+
+With ``bc_dagger_rounds > 0`` each round then lets the cloned network play
+``bc_dagger_games`` games against the teacher, labels the positions the
+network reached with the teacher's choice, adds them to the data and fits
+again (DAgger): the network also learns what the teacher would do in the
+positions its own mistakes lead to.
 """
 
 from __future__ import annotations
@@ -21,26 +27,38 @@ from shelfie_env.engine import Game
 from shelfie_env.observation import encode
 
 
-def teacher_data(players: int, games: int, teacher: str, seed: int, gamma: float,
-                 margin_coef: float, solo_reward_scale: float) -> dict[str, np.ndarray]:
-    """Decisions of ``teacher`` in ``games`` self-play games: obs, masks, actions, returns."""
+def record_games(players: int, games: int, teacher: str, seed: int, gamma: float, margin_coef: float,
+                 solo_reward_scale: float, learner: Any = None) -> dict[str, np.ndarray]:
+    """Play ``games`` games and record decisions labelled with ``teacher``'s action.
+
+    Without ``learner`` the teacher plays every seat and every decision is
+    recorded. With ``learner`` (a bot, e.g. the network being cloned) the
+    learner plays seat ``i mod players`` of game ``i`` and the teacher the
+    others; only the learner's decisions are recorded, each labelled with what
+    the teacher would have played there (DAgger). ``returns`` are the recorded
+    mover's discounted rewards as :class:`training.selfplay.SelfPlayEnv` gives them.
+    """
     bot = make(teacher)
     rng = np.random.default_rng(seed)
     obs, masks, acts, rets = [], [], [], []
-    for _ in range(games):
+    for i in range(games):
         game = Game.new(players, rng=rng)
+        learner_seat = i % players if learner is not None else -1
         movers: list[int] = []
         step_rewards: list[float] = []
         while not game.over:
             p = game.current
+            label = act_on_game(bot, game)
+            play = act_on_game(learner, game) if p == learner_seat else label
+            if learner is None or p == learner_seat:
+                obs.append(encode(game, p))
+                masks.append(game.legal_mask().astype(bool))
+                acts.append(label)
+                movers.append(p)
             before = game.score(p)
-            obs.append(encode(game, p))
-            masks.append(game.legal_mask().astype(bool))
-            a = act_on_game(bot, game)
-            acts.append(a)
-            game.step(a)
-            movers.append(p)
-            step_rewards.append((game.score(p) - before) * solo_reward_scale if players == 1 else 0.0)
+            game.step(play)
+            if learner is None or p == learner_seat:
+                step_rewards.append((game.score(p) - before) * solo_reward_scale if players == 1 else 0.0)
         scores = game.scores()
         final = []
         for p in range(players):
@@ -50,7 +68,7 @@ def teacher_data(players: int, games: int, teacher: str, seed: int, gamma: float
                 continue
             rank = (sum(o < scores[p] for o in others) - sum(o > scores[p] for o in others)) / len(others)
             final.append(rank + margin_coef * (scores[p] - max(others)) / 50.0)
-        # discounted return of each decision, counted in the mover's own decisions
+        # discounted return of each recorded decision, counted in the mover's own decisions
         nxt: list[float | None] = [None] * players
         out = [0.0] * len(movers)
         for k in range(len(movers) - 1, -1, -1):
@@ -58,8 +76,20 @@ def teacher_data(players: int, games: int, teacher: str, seed: int, gamma: float
             g = final[p] if nxt[p] is None else gamma * nxt[p]
             out[k] = nxt[p] = step_rewards[k] + g
         rets.extend(out)
-    return {"obs": np.asarray(obs, np.float32), "masks": np.asarray(masks), "actions": np.asarray(acts),
+    return {"obs": np.asarray(obs, np.float32).reshape(-1, len(encode(Game.new(players, rng=0), 0))),
+            "masks": np.asarray(masks, bool).reshape(-1, 120), "actions": np.asarray(acts, np.int64),
             "returns": np.asarray(rets, np.float32)}
+
+
+def teacher_data(players: int, games: int, teacher: str, seed: int, gamma: float,
+                 margin_coef: float, solo_reward_scale: float) -> dict[str, np.ndarray]:
+    """Decisions of ``teacher`` in ``games`` games against itself: obs, masks, actions, returns."""
+    return record_games(players, games, teacher, seed, gamma, margin_coef, solo_reward_scale)
+
+
+def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Concatenate two recorded datasets."""
+    return {k: np.concatenate([a[k], b[k]]) for k in a}
 
 
 def clone(model: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int = 1024, lr: float = 1e-3,

@@ -92,6 +92,15 @@ class TrainConfig:
     bc_epochs: int = 10
     """Passes of behaviour cloning over the teacher data."""
 
+    bc_dagger_rounds: int = 0
+    """DAgger rounds after cloning: the network plays, the teacher labels its positions, fit again."""
+
+    bc_dagger_games: int = 3000
+    """Games the network plays against the teacher in each DAgger round."""
+
+    bc_dagger_epochs: int = 4
+    """Passes over the grown data after each DAgger round."""
+
     bc_teacher: str = "greedy"
     """Bot imitated by the warm start."""
 
@@ -122,8 +131,9 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
-        if self.bc_games < 0 or self.bc_epochs < 0:
-            raise ValueError("bc_games and bc_epochs must be >= 0")
+        for name in ("bc_games", "bc_epochs", "bc_dagger_rounds", "bc_dagger_games", "bc_dagger_epochs"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                      "eval_every", "save_every", "pool_size"):
             if getattr(self, name) <= 0:

@@ -180,7 +180,10 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
     import numpy as np
 
-    from .bc import clone, teacher_data
+    from shelfie_env.bots.ppo import PPOBot
+    from shelfie_env.checkpoint import NumpyPolicy
+
+    from .bc import clone, merge, record_games, teacher_data
 
     cache = run_dir.parent / "teacher" / (f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
                                     f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}.npz")
@@ -196,6 +199,15 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
         np.savez_compressed(cache, **data)
         print(f"[bc] {len(data['actions'])} teacher decisions in {time.time() - t0:.0f}s -> {cache}", flush=True)
     metrics = clone(model, data, cfg.bc_epochs, seed=cfg.seed)
+    for k in range(cfg.bc_dagger_rounds):
+        t1 = time.time()
+        learner = PPOBot(NumpyPolicy.from_sb3(model.policy), cfg.players, deterministic=False, seed=cfg.seed + k)
+        extra = record_games(cfg.players, cfg.bc_dagger_games, cfg.bc_teacher, cfg.seed + 777 + k, cfg.gamma,
+                             cfg.margin_coef, cfg.solo_reward_scale, learner=learner)
+        data = merge(data, extra)
+        print(f"[bc] DAgger round {k + 1}: +{len(extra['actions'])} labelled positions "
+              f"({time.time() - t1:.0f}s)", flush=True)
+        metrics = clone(model, data, cfg.bc_dagger_epochs, seed=cfg.seed + k + 1)
     (run_dir / "bc.json").write_text(json.dumps({**metrics, "decisions": int(len(data["actions"])),
                                                  "seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
 
