@@ -59,8 +59,9 @@ class Weights:
     """Scale of the discount of our cells in lines a rival may complete first."""
     exact_last_turn: bool = True
     """Value a later-seated rival's final turn (end triggered) exactly (:mod:`.last_turn`)."""
-    stuck: float = 1.0
-    """Scale of the chance that the next turn cannot circle anything (forced cross-out)."""
+    stuck: float = 0.0
+    """Scale of the chance that the next turn cannot circle anything (forced cross-out look-ahead,
+    :mod:`.stuck`); 0 turns it off. Measured neutral against ``greedy``, so off by default."""
     last_turn: float = 1.0
     """Scale of that rival's last-turn potential when ``exact_last_turn`` is off."""
     tempo: bool = False
