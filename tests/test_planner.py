@@ -265,6 +265,11 @@ def test_registered_deterministic_and_validates_weights() -> None:
     assert make("planner", rival_weight=0.5).weights.rival_weight == 0.5
     with pytest.raises(ValueError, match="unknown planner weight"):
         make("planner", nonsense=1)
+    assert make("planner", hit=[0.1, 0.1, 0.1, 0.1, 0.1]).weights.hit == (0.1,) * 5  # JSON lists accepted
+    with pytest.raises(ValueError, match="hit must be 5"):
+        make("planner", hit=[0.1, 0.2])
+    with pytest.raises(ValueError, match="threat must be >= 0"):
+        Weights(threat=-1)
     with pytest.raises(ValueError):
         make("planner").act({"num_players": 2})
     over = Game.new(1, rng=0)

@@ -4,6 +4,7 @@
 * :mod:`.placements` — every set of cells one turn can circle, and feasibility.
 * :mod:`.lines` — expected line scores from per-cell probabilities.
 * :mod:`.evaluation` — the position evaluation (documented there).
+* :mod:`.last_turn` — exact value of a rival's final turn; :mod:`.stuck` — forced-cross chances.
 * :mod:`.search` — values of every legal action; :class:`PlannerBot` plays the best.
 """
 
@@ -12,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import Game
-from .evaluation import Weights
-from .evaluation import Context
+from .evaluation import Context, Weights
 from .search import action_values, best_action, turn_context
 
 
@@ -28,7 +28,8 @@ class PlannerBot:
             unknown = set(overrides) - set(Weights.__dataclass_fields__)
             if unknown:
                 raise ValueError(f"unknown planner weight(s): {', '.join(sorted(unknown))}")
-            base = Weights(**{**base.__dict__, **overrides})
+            fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
+            base = Weights(**{**base.__dict__, **fixed})
         self.weights = base
         self._ctx: Context | None = None  # the current turn's context, reused between decisions
 

@@ -1,6 +1,6 @@
 """The planner's evaluation of a position right after the player's placement.
 
-``value = E_me - rival_weight * mean over rivals of E_rival``
+``value = mean over rivals of (E_me - rival_weight * E_rival)``
 
 where ``E_x`` is player x's *expected final score*: the sum over the 10 lines
 of the line's expected score (:mod:`.lines`) when each free cell ``(r, c)``
@@ -10,20 +10,26 @@ will still be circled with probability
 
 * ``T`` is the number of turns the player still gets. If the placement
   triggers the end (some shelf has two rows with no free cell) the player gets
-  none and only secured points count; a rival seated later gets one more turn.
-  Otherwise ``T`` is the estimated number of rounds left (:func:`rounds_left`),
-  so potential is worth less and less as the end nears, and a player ahead
-  gains by triggering the end (crossing choice) while one behind does not.
+  none and only secured points count; a rival seated later gets exactly one,
+  valued exactly (:mod:`.last_turn`: its best expected final score). Otherwise
+  ``T`` is the estimated number of turns left (:func:`rounds_left_many`; a
+  rival seated later gets one more), so potential is worth less and less as
+  the end nears, and a player ahead gains by triggering the end (crossing
+  choice) while one behind does not.
 * ``hit[c]`` is the per-turn chance a given free cell of column ``c`` (it needs
   ``c + 1`` equal dice) gets circled: harder cells are discounted more.
 * ``threat(r, c)`` is the chance a rival completes row ``r`` or column ``c``
   first (product of the rival's own ``q`` over the line's missing cells, when
   the rival has nothing crossed there): completing crosses our cell.
 * Completions that lock rivals out are applied exactly: the rivals' free cells
-  of a line we complete become crossed, which lowers ``E_rival``.
+  of a line we complete become crossed, which lowers ``E_rival``; the lines we
+  may still complete cost each rival ``sum_L P(we complete L) * loss_L``.
 
 With ``rival_weight = 1`` and two players the value is the expected final
-score difference; solo it is the expected final score.
+score difference; solo it is the expected final score. Optional terms
+(``Weights``): a next-turn forced-cross look-ahead (``stuck``), tempo
+interpolation (``tempo``) and a win-chance transform (``sigma``), all off by
+default because arena runs against ``greedy`` showed no gain.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ _PATTERN_BITS = ((np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1).astype(b
 
 @dataclass(frozen=True)
 class Weights:
-    """Tunable parameters of the evaluation (defaults tuned on small arenas)."""
+    """Parameters of the evaluation: rates and pace fitted on recorded games, scales checked in arenas."""
 
     hit: tuple[float, ...] = (0.12, 0.14, 0.16, 0.115, 0.03)
     """Per-turn chance that a free cell of column c (needs c+1 dice) gets circled."""
@@ -74,7 +80,18 @@ class Weights:
     lockout: float = 1.0
     """Scale of the rivals' expected loss from lines we may complete later."""
     pace: tuple[float, float, float, float] = (0.123, 0.364, -0.273, -0.433)
-    """Rounds-left estimate coefficients (see :func:`rounds_left`)."""
+    """Turns-left estimate coefficients (see :func:`rounds_left_many`)."""
+
+    def __post_init__(self) -> None:
+        for name in ("hit",) + (("rival_hit",) if self.rival_hit is not None else ()):
+            rates = getattr(self, name)
+            if len(rates) != 5 or not all(0.0 <= float(h) <= 1.0 for h in rates):
+                raise ValueError(f"{name} must be 5 per-turn rates in [0, 1], got {rates!r}")
+        if len(self.pace) != 4:
+            raise ValueError(f"pace must be 4 coefficients (a, b, c, d), got {self.pace!r}")
+        for name in ("rival_weight", "threat", "lockout", "stuck", "last_turn", "sigma", "margin_scale"):
+            if float(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
 
 
 def full_rows_many(filled: np.ndarray) -> np.ndarray:
