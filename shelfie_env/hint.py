@@ -111,6 +111,12 @@ class _Explainer:
         cell_p = np.zeros(25)
         for b in range(25):
             cell_p[b] = prob[(self._choice >> b & 1) == 1].sum()
+        if rolled == NUM_DICE:
+            likely = int(cell_p.argmax())
+            return (
+                f"rerolls all six dice; the likeliest play is {_cell_name(*divmod(likely, 5))} "
+                f"({cell_p[likely]:.0%} next roll) (EV {value:.1f})"
+            )
         target = self._target(kept, cell_p)
         aim = f", aiming for {_cell_name(*divmod(target, 5))} ({cell_p[target]:.0%} next roll)" if target >= 0 else ""
         return f"keeps {_dice_words(kept)}, rerolls {rolled}{aim} (EV {value:.1f})"
@@ -125,8 +131,6 @@ class _Explainer:
                 s = cell_p[b] * (c + 1)
                 if s > score:
                     best, score = b, s
-        if best < 0 and cell_p.max() > 0:
-            best = int(cell_p.argmax())
         return best
 
     def _circle(self, action: int, value: float) -> str:
