@@ -350,7 +350,13 @@ def test_stuck_probability_exact_cases() -> None:
 
 
 def test_optional_evaluation_terms_keep_play_legal() -> None:
-    variants = [Weights(stuck=1.0), Weights(tempo=True), Weights(sigma=6.0), Weights(exact_last_turn=False)]
+    variants = [
+        Weights(stuck=1.0),
+        Weights(tempo=True),
+        Weights(sigma=6.0),
+        Weights(exact_last_turn=False),
+        Weights(deep=3),
+    ]
     state = make_state(boards=[board("OOOX.", "XXXXX", "OO...", "O....", "...O."), board()], dice=[0, 1, 2, 2, 3, 5])
     for w in variants:
         game = Game.new(2, rng=21)
@@ -361,3 +367,15 @@ def test_optional_evaluation_terms_keep_play_legal() -> None:
             game.step(a)
         values = action_values(Game.from_dict(state), w)
         assert values and all(np.isfinite(v) for v in values.values())
+
+
+def test_next_turn_value() -> None:
+    from shelfie_env.planner.search import next_turn_value
+
+    game = Game.from_dict(make_state(boards=[board("OOOO.", "XXXXX"), board()], dice=[0, 0, 0, 0, 1, 5]))
+    ctx = Context(game, Weights())
+    assert next_turn_value(ctx, 1 << 4) is None  # plant #5 fills a second row: the end, no next turn
+    deep = next_turn_value(ctx, 1 << 5 * 2)  # book #1 instead: the game goes on
+    assert deep is not None and np.isfinite(deep)
+    ended = Game.from_dict(make_state(boards=[board("OOOOX", "XXXXX"), board()], dice=[0, 0, 1, 2, 2, 5]))
+    assert next_turn_value(Context(ended, Weights()), 1 << 5 * 2) is None  # already triggered

@@ -70,6 +70,8 @@ class Weights:
     :mod:`.stuck`); 0 turns it off. Measured neutral against ``greedy``, so off by default."""
     last_turn: float = 1.0
     """Scale of that rival's last-turn potential when ``exact_last_turn`` is off."""
+    deep: int = 0
+    """Circle phase: re-value the best ``deep`` circle sets by playing our next turn exactly (0: off)."""
     tempo: bool = False
     """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
     sigma: float = 0.0

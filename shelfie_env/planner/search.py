@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, NUM_DICE, STOP
-from ..engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game
-from .dice import FINAL_INDEX, best_keep_value, counts_of, expected_after_roll, keep_index_of_reroll
+from ..engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
+from ..scoring import COL_MASKS, FULL, ROW_MASKS
+from .dice import FINAL_INDEX, KEEP_INDEX, TRANSITION, best_keep_value, counts_of, expected_after_roll, keep_index_of_reroll
 from .evaluation import Context, Weights
 from .placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
 
@@ -123,11 +124,63 @@ def circle_values(game: Game, ctx: Context) -> dict[int, float]:
             continue
         rest, bit = circle_outcome(game, a)
         groups.append(_continuations(ctx, done | bit, ctx.free & ~(done | bit), rest, room))
-    values = ctx.evaluate_circles(np.concatenate(groups))
+    sets = np.concatenate(groups)
+    values = ctx.evaluate_circles(sets)
+    if ctx.weights.deep > 0:
+        values = _deepen(ctx, sets, values)
     out, i = {}, 0
     for a, g in zip(actions, groups):
         out[a] = float(values[i : i + len(g)].max())
         i += len(g)
+    return out
+
+
+_FRESH_KEEP = KEEP_INDEX[(0,) * 6]
+
+
+def next_turn_value(ctx: Context, cells: int) -> float | None:
+    """Expected value after circling ``cells`` this turn and playing our next turn exactly.
+
+    The rivals' turns in between are skipped (their shelves stay as they are).
+    ``None`` when the placement triggers the end (then there is no next turn).
+    """
+    p, circled, crossed, _, _, _ = ctx.turn_start
+    g = ctx.game.clone()
+    g.circled, g.crossed = list(circled), list(crossed)
+    mine = circled[p] | cells
+    g.circled[p] = mine
+    for m in ROW_MASKS + COL_MASKS:
+        if mine & m == m and circled[p] & m != m:
+            for q in ctx.rivals:
+                g.crossed[q] |= m & ~g.circled[q]
+    if ctx.already_triggered or any(full_rows(g.circled[q] | g.crossed[q]) >= 2 for q in range(g.num_players)):
+        return None
+    if FULL & ~(g.circled[p] | g.crossed[p]) == 0:
+        return None
+    g.current, g.phase, g.rolls_left, g.circles, g.end_triggered = p, REROLL, 2, 0, False
+    nxt = Context(g, ctx.weights)
+    v0 = placement_values(nxt)
+    v2 = best_keep_value(expected_after_roll(best_keep_value(expected_after_roll(v0))))
+    return float(TRANSITION[_FRESH_KEEP] @ v2)
+
+
+def _deepen(ctx: Context, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Re-value the ``deep`` best distinct sets by :func:`next_turn_value`; rank the rest below them."""
+    order = np.argsort(-values, kind="stable")
+    chosen: dict[int, float] = {}
+    for i in order:
+        s = int(sets[i])
+        if s in chosen:
+            continue
+        deep = next_turn_value(ctx, s)
+        chosen[s] = float(values[i]) if deep is None else deep
+        if len(chosen) >= ctx.weights.deep:
+            break
+    floor = min(chosen.values())
+    out = np.minimum(values, floor - 1e-6)  # anything not re-valued ranks below
+    for i, s in enumerate(sets.tolist()):
+        if s in chosen:
+            out[i] = chosen[s]
     return out
 
 
