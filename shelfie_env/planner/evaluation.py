@@ -70,8 +70,9 @@ class Weights:
     :mod:`.stuck`); 0 turns it off. Measured neutral against ``greedy``, so off by default."""
     last_turn: float = 1.0
     """Scale of that rival's last-turn potential when ``exact_last_turn`` is off."""
-    deep: int = 0
-    """Circle phase: re-value the best ``deep`` circle sets by playing our next turn exactly (0: off)."""
+    deep: int = 8
+    """Circle phase: re-value the best ``deep`` circle sets by playing our next turn exactly (0: off);
+    worth about +30 points solo, neutral against ``greedy`` in 2-player games."""
     tempo: bool = False
     """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
     sigma: float = 0.0
@@ -84,13 +85,19 @@ class Weights:
     pace: tuple[float, float, float, float] = (0.123, 0.364, -0.273, -0.433)
     """Turns-left estimate coefficients (see :func:`rounds_left_many`)."""
 
+    solo_hit: tuple[float, ...] = (0.3, 0.2, 0.16, 0.115, 0.03)
+    """``hit`` in solo games, which last about twice as long (chosen by solo runs)."""
+    solo_pace: tuple[float, float, float, float] = (0.113, 0.913, -3.313, 0.0)
+    """``pace`` in solo games (the end comes only from one's own shelf)."""
+
     def __post_init__(self) -> None:
-        for name in ("hit",) + (("rival_hit",) if self.rival_hit is not None else ()):
+        for name in ("hit", "solo_hit") + (("rival_hit",) if self.rival_hit is not None else ()):
             rates = getattr(self, name)
             if len(rates) != 5 or not all(0.0 <= float(h) <= 1.0 for h in rates):
                 raise ValueError(f"{name} must be 5 per-turn rates in [0, 1], got {rates!r}")
-        if len(self.pace) != 4:
-            raise ValueError(f"pace must be 4 coefficients (a, b, c, d), got {self.pace!r}")
+        for name in ("pace", "solo_pace"):
+            if len(getattr(self, name)) != 4:
+                raise ValueError(f"{name} must be 4 coefficients (a, b, c, d), got {getattr(self, name)!r}")
         for name in ("rival_weight", "threat", "lockout", "stuck", "last_turn", "sigma", "margin_scale"):
             if float(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
@@ -122,7 +129,7 @@ def rounds_left_many(fills: list[np.ndarray], weights: Weights, mid_round: bool)
         t2, tt = free[..., 0] + free[..., 1], free.sum(axis=-1)
         two_rows = t2 if two_rows is None else np.minimum(two_rows, t2)
         total = tt if total is None else np.minimum(total, tt)
-    a, b, c, d = weights.pace
+    a, b, c, d = weights.pace if len(fills) > 1 else weights.solo_pace
     return np.maximum(0.0, a * two_rows + b * total + c + (d if mid_round else 0.0))
 
 
@@ -156,7 +163,8 @@ class Context:
         self.cache: dict[object, np.ndarray] = {}
         self.points = line_points(game.table.points)
         self._zero = line_tables(np.zeros(25), self.points)
-        self._hit = np.array(weights.hit, dtype=np.float64)[_COLUMN_OF_BIT]
+        own_hit = weights.hit if n > 1 else weights.solo_hit
+        self._hit = np.array(own_hit, dtype=np.float64)[_COLUMN_OF_BIT]
         rival_hit = weights.hit if weights.rival_hit is None else weights.rival_hit
         self._rival_hit = np.array(rival_hit, dtype=np.float64)[_COLUMN_OF_BIT]
         R = 0.0 if self.already_triggered else rounds_left(game, weights)

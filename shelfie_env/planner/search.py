@@ -10,6 +10,10 @@ circled, the best row to cross out. Then, exactly over the dice outcomes
 * two rolls left: ``V1[m] = max over keeps k within m of EV1[k]`` (keeping
   everything = stopping), and keep ``k`` is worth ``sum_m P(m | k) V1[m]``.
 
+In the circle phase the ``deep`` best sets are then re-valued by playing our
+next turn exactly as well (fresh roll, two rerolls, best placement; the
+rivals' turn in between is skipped): :func:`next_turn_value`.
+
 Every legal action gets a value; the bot plays the best one (ties go to the
 bigger circle first, then the lowest action id, so the bot is deterministic).
 """
