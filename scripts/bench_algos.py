@@ -39,12 +39,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shelfie_env.arena import wilson  # noqa: E402
-from shelfie_env.bots import act_on_game, make  # noqa: E402
-from shelfie_env.checkpoint import NumpyPolicy  # noqa: E402
-from shelfie_env.engine import Game  # noqa: E402
-from shelfie_env.observation import encode  # noqa: E402
-from training.selfplay import OpponentPool, SelfPlayEnv  # noqa: E402
+from shelfie_env.arena import wilson
+from shelfie_env.bots import act_on_game, make
+from shelfie_env.checkpoint import NumpyPolicy
+from shelfie_env.engine import Game
+from shelfie_env.observation import encode
+from training.selfplay import OpponentPool, SelfPlayEnv
 
 EVAL_SEED = 20_000_000
 N_ENVS = 8
@@ -87,6 +87,7 @@ def make_env(algo: str, seed: int, i: int):
         if algo == "a2c":
             env = IllegalActionPenalty(env)
         return Monitor(env)
+
     return thunk
 
 
@@ -96,13 +97,25 @@ def train(algo: str, steps: int, seed: int) -> tuple[NumpyPolicy, float]:
 
     torch.set_num_threads(1)
     venv = DummyVecEnv([make_env(algo, seed, i) for i in range(N_ENVS)])
-    kw = {"policy_kwargs": {"net_arch": {"pi": [256, 256], "vf": [256, 256]}}, "seed": seed, "device": "cpu",
-          "gamma": 0.995}
+    kw = {
+        "policy_kwargs": {"net_arch": {"pi": [256, 256], "vf": [256, 256]}},
+        "seed": seed,
+        "device": "cpu",
+        "gamma": 0.995,
+    }
     if algo == "maskable_ppo":
         from sb3_contrib import MaskablePPO
 
-        model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=512, n_epochs=4, learning_rate=3e-4,
-                            ent_coef=0.01, **kw)
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            n_steps=256,
+            batch_size=512,
+            n_epochs=4,
+            learning_rate=3e-4,
+            ent_coef=0.01,
+            **kw,
+        )
     elif algo == "a2c":
         from stable_baselines3 import A2C
 
@@ -148,9 +161,17 @@ def play(policy: NumpyPolicy | None, bot: Any, opponent: str, games: int, masked
         wins += s[seat] > s[1 - seat]
         ties += s[seat] == s[1 - seat]
     lo, hi = wilson(wins, games)
-    return {"games": games, "wins": wins, "ties": ties, "losses": games - wins - ties, "forfeits": forfeits,
-            "win_rate": wins / games, "ci95": [lo, hi], "mean_score": float(np.mean(scores)),
-            "sd_score": float(np.std(scores, ddof=1))}
+    return {
+        "games": games,
+        "wins": wins,
+        "ties": ties,
+        "losses": games - wins - ties,
+        "forfeits": forfeits,
+        "win_rate": wins / games,
+        "ci95": [lo, hi],
+        "mean_score": float(np.mean(scores)),
+        "sd_score": float(np.std(scores, ddof=1)),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,24 +186,48 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for name in ("random", "greedy"):
         bot = make(name, **({"seed": 1} if name == "random" else {}))
-        rows.append({"learner": name, "seed": None, "steps": 0, "train_s": 0.0, "mode": "bot",
-                     **{f"vs_{o}": play(None, bot, o, args.eval_games, True) for o in ("greedy", "random")}})
+        rows.append(
+            {
+                "learner": name,
+                "seed": None,
+                "steps": 0,
+                "train_s": 0.0,
+                "mode": "bot",
+                **{f"vs_{o}": play(None, bot, o, args.eval_games, True) for o in ("greedy", "random")},
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     for algo in args.algos:
         for seed in args.seeds:
             policy, wall = train(algo, args.steps, seed)
             modes = ["masked"] if algo == "maskable_ppo" else ["raw", "masked"]
             for mode in modes:
-                rows.append({"learner": algo, "seed": seed, "steps": args.steps, "train_s": round(wall, 1),
-                             "mode": mode,
-                             **{f"vs_{o}": play(policy, None, o, args.eval_games, mode == "masked")
-                                for o in ("greedy", "random")}})
+                rows.append(
+                    {
+                        "learner": algo,
+                        "seed": seed,
+                        "steps": args.steps,
+                        "train_s": round(wall, 1),
+                        "mode": mode,
+                        **{
+                            f"vs_{o}": play(policy, None, o, args.eval_games, mode == "masked")
+                            for o in ("greedy", "random")
+                        },
+                    }
+                )
                 print(json.dumps(rows[-1]), flush=True)
-    result = {"protocol": {"steps": args.steps, "seeds": args.seeds, "eval_games": args.eval_games,
-                           "eval_seeds": f"{EVAL_SEED}..{EVAL_SEED + args.eval_games - 1}",
-                           "train_opponents": "random 1/2, greedy 1/2", "n_envs": N_ENVS,
-                           "command": "scripts/bench_algos.py " + " ".join(argv if argv is not None else sys.argv[1:])},
-              "rows": rows}
+    result = {
+        "protocol": {
+            "steps": args.steps,
+            "seeds": args.seeds,
+            "eval_games": args.eval_games,
+            "eval_seeds": f"{EVAL_SEED}..{EVAL_SEED + args.eval_games - 1}",
+            "train_opponents": "random 1/2, greedy 1/2",
+            "n_envs": N_ENVS,
+            "command": "scripts/bench_algos.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        },
+        "rows": rows,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(table(rows))
@@ -191,15 +236,21 @@ def main(argv: list[str] | None = None) -> int:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """Markdown results table."""
-    out = ["| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | win vs random (95% CI) | "
-           "score vs greedy | forfeits vs greedy |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    out = [
+        (
+            "| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | win vs random (95% CI) | "
+            "score vs greedy | forfeits vs greedy |"
+        ),
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|",
+    ]
     for r in rows:
         g, rd = r["vs_greedy"], r["vs_random"]
         out.append(
             f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | {r['steps']:,} | {r['train_s']:.0f} | "
             f"{r['mode']} | {100 * g['win_rate']:.1f}% ({100 * g['ci95'][0]:.1f}–{100 * g['ci95'][1]:.1f}) | "
             f"{100 * rd['win_rate']:.1f}% ({100 * rd['ci95'][0]:.1f}–{100 * rd['ci95'][1]:.1f}) | "
-            f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | {g['forfeits']} |")
+            f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | {g['forfeits']} |"
+        )
     return "\n".join(out)
 
 

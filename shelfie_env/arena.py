@@ -26,8 +26,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -151,9 +152,14 @@ def run_arena(
 
         if name not in available():
             raise ValueError(f"unknown bot {name!r} in {spec!r}; available: {', '.join(available())}")
-    groups = [(i,) for i in range(len(specs))] if players == 1 else list(
-        itertools.combinations(range(len(specs)), players))
-    tasks = [(tuple(specs), g, seed, a, min(a + CHUNK, games)) for g in groups for a in range(0, games, CHUNK)]
+    groups = (
+        [(i,) for i in range(len(specs))]
+        if players == 1
+        else list(itertools.combinations(range(len(specs)), players))
+    )
+    tasks = [
+        (tuple(specs), g, seed, a, min(a + CHUNK, games)) for g in groups for a in range(0, games, CHUNK)
+    ]
     workers = max(1, min(workers or os.cpu_count() or 1, len(tasks)))
     t0 = time.time()
     records: list[dict[str, Any]] = []
@@ -169,16 +175,26 @@ def run_arena(
                 records.extend(chunk)
                 _progress(progress, k + 1, len(tasks), t0)
     result = summarise(specs, players, records, ratings=ratings)
-    result["config"] = {"bots": specs, "players": players, "games_per_group": games, "seed": seed,
-                        "seeds": f"{seed}..{seed + games - 1}", "workers": workers,
-                        "wall_time_s": round(time.time() - t0, 1)}
+    result["config"] = {
+        "bots": specs,
+        "players": players,
+        "games_per_group": games,
+        "seed": seed,
+        "seeds": f"{seed}..{seed + games - 1}",
+        "workers": workers,
+        "wall_time_s": round(time.time() - t0, 1),
+    }
     return result
 
 
 def _progress(on: bool, done: int, total: int, t0: float) -> None:
     if on:
-        print(f"\r{done}/{total} chunks, {time.time() - t0:.0f}s", end="" if done < total else "\n",
-              file=sys.stderr, flush=True)
+        print(
+            f"\r{done}/{total} chunks, {time.time() - t0:.0f}s",
+            end="" if done < total else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _mean_sd(xs: Sequence[float]) -> tuple[float, float]:
@@ -187,8 +203,9 @@ def _mean_sd(xs: Sequence[float]) -> tuple[float, float]:
     return (statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0)
 
 
-def summarise(specs: Sequence[str], players: int, records: Iterable[dict[str, Any]],
-              ratings: bool = True) -> dict[str, Any]:
+def summarise(
+    specs: Sequence[str], players: int, records: Iterable[dict[str, Any]], ratings: bool = True
+) -> dict[str, Any]:
     """Per-bot and per-pairing statistics (and ratings) from game records."""
     records = sorted(records, key=lambda r: (r["seats"] if players == 1 else sorted(r["seats"]), r["game"]))
     nb = len(specs)
@@ -207,8 +224,10 @@ def summarise(specs: Sequence[str], players: int, records: Iterable[dict[str, An
             a, b, sa, sb = seats[s], seats[t], sc[s], sc[t]
             if a > b:
                 a, b, sa, sb = b, a, sb, sa
-            p = pair.setdefault((a, b), {"wins": 0, "ties": 0, "losses": 0, "a_scores": [], "b_scores": [],
-                                         "a_seats": [0] * players})
+            p = pair.setdefault(
+                (a, b),
+                {"wins": 0, "ties": 0, "losses": 0, "a_scores": [], "b_scores": [], "a_seats": [0] * players},
+            )
             p["wins"] += sa > sb
             p["ties"] += sa == sb
             p["losses"] += sa < sb
@@ -218,24 +237,42 @@ def summarise(specs: Sequence[str], players: int, records: Iterable[dict[str, An
     bots = []
     for b, spec in enumerate(specs):
         m, sd = _mean_sd(scores[b])
-        bots.append({"bot": spec, "games": len(scores[b]), "mean_score": m, "sd_score": sd,
-                     "first_place_rate": firsts[b] / len(scores[b]) if scores[b] else 0.0,
-                     "seat_counts": seat_counts[b]})
+        bots.append(
+            {
+                "bot": spec,
+                "games": len(scores[b]),
+                "mean_score": m,
+                "sd_score": sd,
+                "first_place_rate": firsts[b] / len(scores[b]) if scores[b] else 0.0,
+                "seat_counts": seat_counts[b],
+            }
+        )
     pairings = []
     for (a, b), p in sorted(pair.items()):
         n = p["wins"] + p["ties"] + p["losses"]
         am, asd = _mean_sd(p["a_scores"])
         bm, bsd = _mean_sd(p["b_scores"])
-        pairings.append({
-            "bot": specs[a], "opponent": specs[b], "games": n,
-            "wins": p["wins"], "ties": p["ties"], "losses": p["losses"],
-            "win_rate": p["wins"] / n, "win_ci95": list(wilson(p["wins"], n)),
-            "tie_rate": p["ties"] / n,
-            "loss_rate": p["losses"] / n, "loss_ci95": list(wilson(p["losses"], n)),
-            "score_rate": (p["wins"] + 0.5 * p["ties"]) / n,
-            "mean_score": am, "sd_score": asd, "opp_mean_score": bm, "opp_sd_score": bsd,
-            "bot_seat_counts": p["a_seats"],
-        })
+        pairings.append(
+            {
+                "bot": specs[a],
+                "opponent": specs[b],
+                "games": n,
+                "wins": p["wins"],
+                "ties": p["ties"],
+                "losses": p["losses"],
+                "win_rate": p["wins"] / n,
+                "win_ci95": list(wilson(p["wins"], n)),
+                "tie_rate": p["ties"] / n,
+                "loss_rate": p["losses"] / n,
+                "loss_ci95": list(wilson(p["losses"], n)),
+                "score_rate": (p["wins"] + 0.5 * p["ties"]) / n,
+                "mean_score": am,
+                "sd_score": asd,
+                "opp_mean_score": bm,
+                "opp_sd_score": bsd,
+                "bot_seat_counts": p["a_seats"],
+            }
+        )
     out: dict[str, Any] = {"bots": bots, "pairings": pairings}
     if ratings and players > 1:
         out["ratings"] = rate(specs, records)
@@ -262,25 +299,39 @@ def to_markdown(result: dict[str, Any]) -> str:
     cfg = result.get("config", {})
     lines = [f"# Arena: {cfg.get('players', '?')}-player games", ""]
     if cfg:
-        lines += [f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; {cfg['games_per_group']} games per group, "
-                  f"dice seeds {cfg['seeds']}, seats rotated; {cfg['wall_time_s']} s on {cfg['workers']} worker(s).",
-                  ""]
+        lines += [
+            (
+                f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; {cfg['games_per_group']} games per group, "
+                f"dice seeds {cfg['seeds']}, seats rotated; {cfg['wall_time_s']} s on {cfg['workers']} worker(s)."
+            ),
+            "",
+        ]
     solo = cfg.get("players") == 1
     lines += ["| bot | games | mean score ± sd | first place |", "|---|---:|---:|---:|"]
     for b in result["bots"]:
         first = "—" if solo else f"{100 * b['first_place_rate']:.1f}%"
-        lines.append(f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} |")
+        lines.append(
+            f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} |"
+        )
     if result["pairings"]:
-        lines += ["", "| bot | opponent | games | W / T / L | win rate (95% CI) | score ± sd | opp. score ± sd |",
-                  "|---|---|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "| bot | opponent | games | W / T / L | win rate (95% CI) | score ± sd | opp. score ± sd |",
+            "|---|---|---:|---:|---:|---:|---:|",
+        ]
         for p in result["pairings"]:
             lo, hi = p["win_ci95"]
             lines.append(
                 f"| `{p['bot']}` | `{p['opponent']}` | {p['games']} | {p['wins']} / {p['ties']} / {p['losses']} | "
                 f"{100 * p['win_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) | "
-                f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | {p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |")
+                f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | {p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |"
+            )
     if result.get("ratings"):
-        lines += ["", "| rank | bot | OpenSkill mu ± sigma | ordinal (mu − 3 sigma) |", "|---:|---|---:|---:|"]
+        lines += [
+            "",
+            "| rank | bot | OpenSkill mu ± sigma | ordinal (mu − 3 sigma) |",
+            "|---:|---|---:|---:|",
+        ]
         for k, r in enumerate(result["ratings"], 1):
             lines.append(f"| {k} | `{r['bot']}` | {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |")
     return "\n".join(lines) + "\n"
@@ -309,8 +360,9 @@ def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
         for opp in ("greedy", "random"):
             if opp in recs[0]:
                 ax.plot(steps, [r[opp]["win_rate"] for r in recs], marker=".", label=f"vs {opp}")
-                ax.fill_between(steps, [r[opp]["ci95"][0] for r in recs], [r[opp]["ci95"][1] for r in recs],
-                                alpha=0.2)
+                ax.fill_between(
+                    steps, [r[opp]["ci95"][0] for r in recs], [r[opp]["ci95"][1] for r in recs], alpha=0.2
+                )
         ax.set_ylabel("win rate (95% CI)")
         ax.set_ylim(0, 1)
     ax.set_xlabel("learner steps")
@@ -326,21 +378,39 @@ def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``shelfie eval`` / ``shelfie arena``."""
-    parser.add_argument("bots", nargs="*", metavar="BOT",
-                        help="bot specs: a name (random, greedy, planner, ppo) or name:key=value,... "
-                             "e.g. ppo:path=models/ppo_2p.zip,deterministic=false")
+    parser.add_argument(
+        "bots",
+        nargs="*",
+        metavar="BOT",
+        help="bot specs: a name (random, greedy, planner, ppo) or name:key=value,... "
+        "e.g. ppo:path=models/ppo_2p.zip,deterministic=false",
+    )
     parser.add_argument("--players", type=int, default=2, help="players per game, 1-4 (default 2)")
     parser.add_argument("--games", type=int, default=200, help="games per group of bots (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="dice seed of game 0; game i uses seed+i (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="dice seed of game 0; game i uses seed+i (default 0)"
+    )
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
     parser.add_argument("--no-ratings", action="store_true", help="skip the OpenSkill ratings")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
-    parser.add_argument("--record-card", type=Path, default=None, metavar="MODEL",
-                        help="also store the results and the command in MODEL's card (MODEL.json)")
-    parser.add_argument("--plot", type=Path, default=None, metavar="RUN",
-                        help="plot win rate vs steps from RUN/eval.jsonl (a run dir or the file)")
-    parser.add_argument("--plot-out", type=Path, default=None, help="PNG path for --plot (default RUN/win_rate.png)")
+    parser.add_argument(
+        "--record-card",
+        type=Path,
+        default=None,
+        metavar="MODEL",
+        help="also store the results and the command in MODEL's card (MODEL.json)",
+    )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="RUN",
+        help="plot win rate vs steps from RUN/eval.jsonl (a run dir or the file)",
+    )
+    parser.add_argument(
+        "--plot-out", type=Path, default=None, help="PNG path for --plot (default RUN/win_rate.png)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -353,8 +423,15 @@ def run(args: argparse.Namespace) -> int:
         if not args.bots:
             print("shelfie arena: give at least one bot (or --plot RUN)", file=sys.stderr)
             return 2
-        result = run_arena(args.bots, players=args.players, games=args.games, seed=args.seed,
-                           workers=args.workers, ratings=not args.no_ratings, progress=args.progress)
+        result = run_arena(
+            args.bots,
+            players=args.players,
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            ratings=not args.no_ratings,
+            progress=args.progress,
+        )
     except (ValueError, FileNotFoundError) as exc:
         print(f"shelfie arena: {exc}", file=sys.stderr)
         return 2
@@ -373,8 +450,13 @@ def run(args: argparse.Namespace) -> int:
 
 def command_line(args: argparse.Namespace) -> str:
     """The ``shelfie arena`` command that reproduces ``args`` (without output flags)."""
-    parts = ["shelfie arena", *args.bots, f"--players {args.players}", f"--games {args.games}",
-             f"--seed {args.seed}"]
+    parts = [
+        "shelfie arena",
+        *args.bots,
+        f"--players {args.players}",
+        f"--games {args.games}",
+        f"--seed {args.seed}",
+    ]
     return " ".join(parts)
 
 
@@ -384,7 +466,11 @@ def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> P
 
     card = load_card(model)
     cfg = result["config"]
-    key = f"arena_{cfg['players']}p_" + "_vs_".join(b.split(":")[0] for b in cfg["bots"]) + f"_{cfg['games_per_group']}g"
+    key = (
+        f"arena_{cfg['players']}p_"
+        + "_vs_".join(b.split(":")[0] for b in cfg["bots"])
+        + f"_{cfg['games_per_group']}g"
+    )
     card.setdefault("evaluation", {})[key] = {
         "command": command,
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

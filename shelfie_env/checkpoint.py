@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -153,7 +154,9 @@ def save_model(model: Any, model_path: str | Path, card: Mapping[str, Any]) -> P
 
 
 def load_model(
-    model_path: str | Path, num_players: int | None = None, env: Any = None,
+    model_path: str | Path,
+    num_players: int | None = None,
+    env: Any = None,
     custom_objects: Mapping[str, Any] | None = None,
 ) -> tuple[Any, dict]:
     """Load a MaskablePPO checkpoint after checking its card; returns ``(model, card)``.
@@ -190,7 +193,7 @@ class NumpyPolicy:
         self.activation = activation
 
     @classmethod
-    def from_sb3(cls, policy: Any) -> "NumpyPolicy":
+    def from_sb3(cls, policy: Any) -> NumpyPolicy:
         """Copy the actor weights of an SB3 ``MaskableActorCriticPolicy`` (MLP, flat Box obs)."""
         import torch
 
@@ -217,7 +220,11 @@ class NumpyPolicy:
         return x
 
     def act(
-        self, obs: np.ndarray, mask: np.ndarray, deterministic: bool = True, rng: np.random.Generator | None = None
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        deterministic: bool = True,
+        rng: np.random.Generator | None = None,
     ) -> int:
         """A legal action: argmax of the masked logits, or a sample from the masked softmax."""
         legal = np.asarray(mask, bool)
@@ -239,7 +246,7 @@ class NumpyPolicy:
         return out
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> "NumpyPolicy":
+    def from_state(cls, state: Mapping[str, Any]) -> NumpyPolicy:
         """Inverse of :meth:`state`."""
         n = sum(1 for k in state if str(k).startswith("w"))
         return cls([(state[f"w{i}"], state[f"b{i}"]) for i in range(n)], str(state["activation"]))

@@ -20,7 +20,9 @@ def test_wilson_interval_known_values():
 def test_parse_spec():
     assert arena.parse_spec("random") == ("random", {})
     assert arena.parse_spec("ppo:path=a.zip,deterministic=false,seed=3") == (
-        "ppo", {"path": "a.zip", "deterministic": False, "seed": 3})
+        "ppo",
+        {"path": "a.zip", "deterministic": False, "seed": 3},
+    )
     with pytest.raises(ValueError, match="key=value"):
         arena.parse_spec("ppo:path")
 
@@ -76,14 +78,21 @@ def test_bad_input_is_refused():
 def test_cli_writes_json_markdown_and_plot(tmp_path, capsys):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    recs = [{"steps": s, "greedy": {"win_rate": w, "ci95": [w - 0.1, w + 0.1]},
-             "random": {"win_rate": 0.9, "ci95": [0.85, 0.95]}} for s, w in ((0, 0.1), (1000, 0.4))]
+    recs = [
+        {
+            "steps": s,
+            "greedy": {"win_rate": w, "ci95": [w - 0.1, w + 0.1]},
+            "random": {"win_rate": 0.9, "ci95": [0.85, 0.95]},
+        }
+        for s, w in ((0, 0.1), (1000, 0.4))
+    ]
     (run_dir / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     parser = argparse.ArgumentParser()
     arena.add_arguments(parser)
     out = tmp_path / "res"
-    args = parser.parse_args(["random", "greedy", "--games", "4", "--workers", "1", "--out", str(out),
-                              "--plot", str(run_dir)])
+    args = parser.parse_args(
+        ["random", "greedy", "--games", "4", "--workers", "1", "--out", str(out), "--plot", str(run_dir)]
+    )
     assert arena.run(args) == 0
     data = json.loads(out.with_suffix(".json").read_text())
     assert data["config"]["games_per_group"] == 4

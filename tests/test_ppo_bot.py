@@ -16,8 +16,15 @@ from training.selfplay import SelfPlayEnv
 def tiny_model(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", SelfPlayEnv(2, seed=0), n_steps=64, batch_size=64, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO(
+        "MlpPolicy",
+        SelfPlayEnv(2, seed=0),
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [16]},
+    )
     path = tmp_path_factory.mktemp("m") / "tiny.zip"
     save_model(model, path, make_card(2))
     return model, path

@@ -15,10 +15,36 @@ from training import train as train_cli
 from training.config import TrainConfig, field_docs
 from training.selfplay import OpponentPool, SelfPlayEnv
 
-TINY = ["--n-envs", "2", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32",
-        "--eval-every", "256", "--eval-games", "4", "--save-every", "256", "--snapshot-every", "256",
-        "--bc-games", "3", "--bc-epochs", "1", "--bc-dagger-rounds", "1", "--bc-dagger-games", "2",
-        "--bc-dagger-epochs", "1"]
+TINY = [
+    "--n-envs",
+    "2",
+    "--n-steps",
+    "128",
+    "--batch-size",
+    "128",
+    "--n-epochs",
+    "1",
+    "--net-arch",
+    "32",
+    "--eval-every",
+    "256",
+    "--eval-games",
+    "4",
+    "--save-every",
+    "256",
+    "--snapshot-every",
+    "256",
+    "--bc-games",
+    "3",
+    "--bc-epochs",
+    "1",
+    "--bc-dagger-rounds",
+    "1",
+    "--bc-dagger-games",
+    "2",
+    "--bc-dagger-epochs",
+    "1",
+]
 
 
 def _args(*extra: str) -> argparse.Namespace:
@@ -31,7 +57,9 @@ def _args(*extra: str) -> argparse.Namespace:
 def smoke_run(tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("run") / "r"
     export = run_dir.parent / "exported.zip"
-    assert train_cli.run(_args("--total-steps", "768", "--run-dir", str(run_dir), "--export", str(export))) == 0
+    assert (
+        train_cli.run(_args("--total-steps", "768", "--run-dir", str(run_dir), "--export", str(export))) == 0
+    )
     return run_dir, export
 
 
@@ -53,8 +81,12 @@ def test_smoke_run_writes_loadable_checkpoint_with_card(smoke_run):
 def test_resume_continues_the_step_count(smoke_run, tmp_path):
     run_dir = tmp_path / "copy"
     shutil.copytree(smoke_run[0], run_dir)
-    assert train_cli.run(_args("--resume", "--run-dir", str(run_dir), "--total-steps", "1024",
-                               "--learning-rate", "0.0007")) == 0
+    assert (
+        train_cli.run(
+            _args("--resume", "--run-dir", str(run_dir), "--total-steps", "1024", "--learning-rate", "0.0007")
+        )
+        == 0
+    )
     card = load_card(run_dir / "latest.zip")
     assert card["steps"] >= 1024 and card["config"]["learning_rate"] == 0.0007
     model, _ = load_model(run_dir / "latest.zip")
@@ -65,9 +97,11 @@ def test_resume_continues_the_step_count(smoke_run, tmp_path):
 
 def test_mismatched_card_is_refused(smoke_run, tmp_path):
     src = smoke_run[0] / "latest"
-    for field, value, message in (("obs_version", 999, "obs_version"),
-                                  ("observation_size", 1, "observation_size"),
-                                  ("env_id", "shelfie/Other-v9", "env_id")):
+    for field, value, message in (
+        ("obs_version", 999, "obs_version"),
+        ("observation_size", 1, "observation_size"),
+        ("env_id", "shelfie/Other-v9", "env_id"),
+    ):
         shutil.copyfile(src.with_suffix(".zip"), tmp_path / "m.zip")
         card = json.loads(src.with_suffix(".json").read_text())
         card[field] = value
@@ -101,13 +135,13 @@ def test_selfplay_env_rewards_from_the_learners_seat():
     env = SelfPlayEnv(2, pool, margin_coef=0.0, seed=3)
     seats = set()
     for ep in range(6):
-        obs, _ = env.reset(seed=ep)
+        env.reset(seed=ep)
         seats.add(env.seat)
         assert env.game.current == env.seat
         done, total = False, 0.0
         while not done:
             legal = np.flatnonzero(env.action_masks())
-            obs, r, done, _, info = env.step(int(legal[0]))
+            _, r, done, _, info = env.step(int(legal[0]))
             total += r
             if not done:
                 assert env.game.current == env.seat
@@ -150,8 +184,16 @@ def test_dagger_records_only_the_learners_positions_with_teacher_labels():
     from training.bc import record_games
 
     full = record_games(2, 2, "greedy", seed=8, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
-    dag = record_games(2, 2, "greedy", seed=8, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0,
-                       learner=make("random", seed=0))
+    dag = record_games(
+        2,
+        2,
+        "greedy",
+        seed=8,
+        gamma=0.9,
+        margin_coef=0.0,
+        solo_reward_scale=0.0,
+        learner=make("random", seed=0),
+    )
     assert 0 < len(dag["actions"]) < len(full["actions"])
     assert all(dag["masks"][i, a] for i, a in enumerate(dag["actions"]))
     # the recorded player is the one on turn: its on-turn flag is the first relative seat

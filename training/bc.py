@@ -27,8 +27,16 @@ from shelfie_env.engine import Game
 from shelfie_env.observation import encode
 
 
-def record_games(players: int, games: int, teacher: str, seed: int, gamma: float, margin_coef: float,
-                 solo_reward_scale: float, learner: Any = None) -> dict[str, np.ndarray]:
+def record_games(
+    players: int,
+    games: int,
+    teacher: str,
+    seed: int,
+    gamma: float,
+    margin_coef: float,
+    solo_reward_scale: float,
+    learner: Any = None,
+) -> dict[str, np.ndarray]:
     """Play ``games`` games and record decisions labelled with ``teacher``'s action.
 
     Without ``learner`` the teacher plays every seat and every decision is
@@ -62,7 +70,7 @@ def record_games(players: int, games: int, teacher: str, seed: int, gamma: float
         scores = game.scores()
         final = []
         for p in range(players):
-            others = scores[:p] + scores[p + 1:]
+            others = scores[:p] + scores[p + 1 :]
             if not others:
                 final.append(0.0)
                 continue
@@ -76,13 +84,23 @@ def record_games(players: int, games: int, teacher: str, seed: int, gamma: float
             g = final[p] if nxt[p] is None else gamma * nxt[p]
             out[k] = nxt[p] = step_rewards[k] + g
         rets.extend(out)
-    return {"obs": np.asarray(obs, np.float32).reshape(-1, len(encode(Game.new(players, rng=0), 0))),
-            "masks": np.asarray(masks, bool).reshape(-1, 120), "actions": np.asarray(acts, np.int64),
-            "returns": np.asarray(rets, np.float32)}
+    return {
+        "obs": np.asarray(obs, np.float32).reshape(-1, len(encode(Game.new(players, rng=0), 0))),
+        "masks": np.asarray(masks, bool).reshape(-1, 120),
+        "actions": np.asarray(acts, np.int64),
+        "returns": np.asarray(rets, np.float32),
+    }
 
 
-def teacher_data(players: int, games: int, teacher: str, seed: int, gamma: float,
-                 margin_coef: float, solo_reward_scale: float) -> dict[str, np.ndarray]:
+def teacher_data(
+    players: int,
+    games: int,
+    teacher: str,
+    seed: int,
+    gamma: float,
+    margin_coef: float,
+    solo_reward_scale: float,
+) -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` in ``games`` games against itself: obs, masks, actions, returns."""
     return record_games(players, games, teacher, seed, gamma, margin_coef, solo_reward_scale)
 
@@ -92,8 +110,15 @@ def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.nd
     return {k: np.concatenate([a[k], b[k]]) for k in a}
 
 
-def clone(model: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int = 1024, lr: float = 1e-3,
-          seed: int = 0, log: Any = print) -> dict[str, float]:
+def clone(
+    model: Any,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int = 1024,
+    lr: float = 1e-3,
+    seed: int = 0,
+    log: Any = print,
+) -> dict[str, float]:
     """Fit ``model.policy`` (actor: cross-entropy, critic: MSE) on teacher data.
 
     5% of the decisions are held out; the step size falls linearly from ``lr`` to ``lr / 10``.
@@ -122,7 +147,7 @@ def clone(model: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int 
         for start in range(0, len(order), batch_size):
             for group in opt.param_groups:
                 group["lr"] = lr * (1.0 - 0.9 * done / total_batches)
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
             loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
             opt.zero_grad()
@@ -135,9 +160,14 @@ def clone(model: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int 
             values, log_prob, _ = policy.evaluate_actions(obs[val], acts[val], action_masks=masks[val])
             dist = policy.get_distribution(obs[val], action_masks=masks[val])
             acc = (dist.distribution.probs.argmax(1) == acts[val]).float().mean()
-            metrics = {"bc_val_cross_entropy": float(-log_prob.mean()), "bc_val_accuracy": float(acc),
-                       "bc_val_value_mse": float(torch.nn.functional.mse_loss(values.flatten(), rets[val]))}
-        log(f"[bc] epoch {epoch + 1}/{epochs}: held-out cross-entropy {metrics['bc_val_cross_entropy']:.3f}, "
+            metrics = {
+                "bc_val_cross_entropy": float(-log_prob.mean()),
+                "bc_val_accuracy": float(acc),
+                "bc_val_value_mse": float(torch.nn.functional.mse_loss(values.flatten(), rets[val])),
+            }
+        log(
+            f"[bc] epoch {epoch + 1}/{epochs}: held-out cross-entropy {metrics['bc_val_cross_entropy']:.3f}, "
             f"accuracy {metrics['bc_val_accuracy']:.3f}, value mse {metrics['bc_val_value_mse']:.3f} "
-            f"({time.time() - t0:.0f}s)")
+            f"({time.time() - t0:.0f}s)"
+        )
     return metrics

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -28,7 +29,7 @@ from stable_baselines3.common.logger import TensorBoardOutputFormat
 from shelfie_env.arena import play_game, wilson
 from shelfie_env.bots import make
 from shelfie_env.bots.ppo import PPOBot
-from shelfie_env.checkpoint import NumpyPolicy, make_card, save_model
+from shelfie_env.checkpoint import NumpyPolicy, save_model
 
 EVAL_SEED = 10_000_000
 
@@ -42,11 +43,14 @@ class RenamedTensorBoard(TensorBoardOutputFormat):
         def rename(k: str) -> str:
             for old, new in self.RENAMES:
                 if k.startswith(old):
-                    return new + k[len(old):]
+                    return new + k[len(old) :]
             return k
 
-        super().write({rename(k): v for k, v in key_values.items()},
-                      {rename(k): v for k, v in key_excluded.items()}, step)
+        super().write(
+            {rename(k): v for k, v in key_values.items()},
+            {rename(k): v for k, v in key_excluded.items()},
+            step,
+        )
 
 
 def snapshot(model: Any) -> NumpyPolicy:
@@ -54,7 +58,9 @@ def snapshot(model: Any) -> NumpyPolicy:
     return NumpyPolicy.from_sb3(model.policy)
 
 
-def evaluate_policy_vs(policy: NumpyPolicy, players: int, opponent: str, games: int, seed: int) -> dict[str, Any]:
+def evaluate_policy_vs(
+    policy: NumpyPolicy, players: int, opponent: str, games: int, seed: int
+) -> dict[str, Any]:
     """Win rate (multiplayer) or mean score (solo) of ``policy`` played deterministically.
 
     Game ``i`` uses dice seed ``seed + i`` and puts the learner in seat ``i % players``;
@@ -70,7 +76,7 @@ def evaluate_policy_vs(policy: NumpyPolicy, players: int, opponent: str, games: 
         scores = play_game(bots, seed + i)
         own = scores[seat]
         own_scores.append(own)
-        others = scores[:seat] + scores[seat + 1:]
+        others = scores[:seat] + scores[seat + 1 :]
         if others:
             best = max(others)
             wins += own > best
@@ -119,7 +125,13 @@ class EvalCallback(BaseCallback):
         verbose: int = 1,
     ) -> None:
         super().__init__(verbose)
-        self.run_dir, self.players, self.every, self.games, self.card_fn = run_dir, players, every, games, card_fn
+        self.run_dir, self.players, self.every, self.games, self.card_fn = (
+            run_dir,
+            players,
+            every,
+            games,
+            card_fn,
+        )
         self.log_path = run_dir / "eval.jsonl"
         self.best = -float("inf")
         self._last = None
@@ -174,8 +186,10 @@ class EvalCallback(BaseCallback):
             save_model(self.model, self.run_dir / "best.zip", self.card_fn(self.num_timesteps, evaluation))
         if self.verbose:
             summary = ", ".join(
-                f"{o}: " + (f"win {rec[o]['win_rate']:.3f}" if "win_rate" in rec[o] else "")
-                + f" score {rec[o]['mean_score']:.1f}" for o in opponents
+                f"{o}: "
+                + (f"win {rec[o]['win_rate']:.3f}" if "win_rate" in rec[o] else "")
+                + f" score {rec[o]['mean_score']:.1f}"
+                for o in opponents
             )
             print(f"[eval] steps={self.num_timesteps} {summary} ({rec['eval_seconds']}s)", flush=True)
         return rec
@@ -184,8 +198,14 @@ class EvalCallback(BaseCallback):
 class CheckpointCallback(BaseCallback):
     """Write the resumable ``latest.zip`` (+ card, + opponent pool) every ``every`` steps."""
 
-    def __init__(self, run_dir: Path, every: int, card_fn: Callable[[int, dict], dict],
-                 pool_state: Callable[[], dict] | None, verbose: int = 0) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        every: int,
+        card_fn: Callable[[int, dict], dict],
+        pool_state: Callable[[], dict] | None,
+        verbose: int = 0,
+    ) -> None:
         super().__init__(verbose)
         self.run_dir, self.every, self.card_fn, self.pool_state = run_dir, every, card_fn, pool_state
         self._last = 0

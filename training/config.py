@@ -134,8 +134,17 @@ class TrainConfig:
         for name in ("bc_games", "bc_epochs", "bc_dagger_rounds", "bc_dagger_games", "bc_dagger_epochs"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("total_steps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
-                     "eval_every", "save_every", "pool_size"):
+        for name in (
+            "total_steps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "snapshot_every",
+            "eval_every",
+            "save_every",
+            "pool_size",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.eval_games < 0:
@@ -156,7 +165,7 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
         """Inverse of :meth:`to_dict`; unknown keys are refused."""
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
@@ -169,12 +178,13 @@ def field_docs() -> dict[str, str]:
     """Docstring of each field (read from the source), for ``--help`` and the docs."""
     import ast
     import inspect
+    import itertools
 
     tree = ast.parse(inspect.getsource(TrainConfig))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
-    for node, nxt in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
-                docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    for node, nxt in itertools.pairwise(body):
+        named = isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+        if named and isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant):
+            docs[node.target.id] = " ".join(str(nxt.value.value).split())
     return docs

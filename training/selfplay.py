@@ -22,7 +22,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from shelfie_env.actions import NUM_ACTIONS
 from shelfie_env.bots import act_on_game, available, make
 from shelfie_env.checkpoint import NumpyPolicy
 from shelfie_env.engine import Game
@@ -45,7 +44,7 @@ class SnapshotBot:
 class PoolSeat:
     """An opponent seat of ``Versus-v0`` whose bot is drawn from the pool at every episode."""
 
-    def __init__(self, pool: "OpponentPool") -> None:
+    def __init__(self, pool: OpponentPool) -> None:
         self.pool = pool
         self.bot: Any = pool.random
 
@@ -114,7 +113,7 @@ class OpponentPool:
         self.snapshots = []
         for i, tag in enumerate(data["tags"]):
             prefix = f"s{i}_"
-            sub = {k[len(prefix):]: data[k] for k in data.files if k.startswith(prefix)}
+            sub = {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
             self.snapshots.append((str(tag), NumpyPolicy.from_state(sub)))
 
 
@@ -144,7 +143,11 @@ class SelfPlayEnv(gym.Wrapper):
         self.players = players
         self.pool = pool if pool is not None or players == 1 else OpponentPool(seed=seed)
         self.seats = [PoolSeat(self.pool) for _ in range(players - 1)]
-        env = SoloEnv() if players == 1 else VersusEnv(players, seat=None, opponents=self.seats, reward_mode="rank")
+        env = (
+            SoloEnv()
+            if players == 1
+            else VersusEnv(players, seat=None, opponents=self.seats, reward_mode="rank")
+        )
         super().__init__(env)
         self.observation_space = gym.spaces.Box(0.0, 1.0, (observation_size(players),), np.float32)
         self.margin_coef, self.solo_reward_scale = margin_coef, solo_reward_scale
@@ -180,7 +183,7 @@ class SelfPlayEnv(gym.Wrapper):
             reward *= self.solo_reward_scale
         elif terminated:
             scores, seat = info["scores"], info["seat"]
-            own, best = scores[seat], max(scores[:seat] + scores[seat + 1:])
+            own, best = scores[seat], max(scores[:seat] + scores[seat + 1 :])
             reward += self.margin_coef * (own - best) / 50.0
             info["win"] = float(own > best)
             info["opponents"] = [s.tag for s in self.seats]

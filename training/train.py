@@ -35,16 +35,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default = getattr(defaults, f.name)
         help_text = f"{docs.get(f.name, '')} (default: {default})"
         if isinstance(default, bool):
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
-                                help=help_text)
+            parser.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text
+            )
         elif isinstance(default, list):
             parser.add_argument(flag, dest=f.name, type=int, nargs="+", default=None, help=help_text)
         else:
             parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=help_text)
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --run-dir from its latest.zip (config from its config.json)")
-    parser.add_argument("--export", type=Path, default=None,
-                        help="after training, copy the run's best checkpoint and card to this .zip path")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir from its latest.zip (config from its config.json)",
+    )
+    parser.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        help="after training, copy the run's best checkpoint and card to this .zip path",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
@@ -79,11 +87,18 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
             seed = cfg.seed * 1000 + seed_offset + i
             pool = None
             if cfg.players > 1:
-                pool = OpponentPool(cfg.opp_random, cfg.opp_greedy, cfg.opp_latest, cfg.pool_size,
-                                    cfg.snapshot_deterministic, seed=seed)
+                pool = OpponentPool(
+                    cfg.opp_random,
+                    cfg.opp_greedy,
+                    cfg.opp_latest,
+                    cfg.pool_size,
+                    cfg.snapshot_deterministic,
+                    seed=seed,
+                )
                 pools.append(pool)
             env = SelfPlayEnv(cfg.players, pool, cfg.margin_coef, cfg.solo_reward_scale, seed=seed)
             return Monitor(env, info_keywords=("win",) if cfg.players > 1 else ())
+
         return make_env
 
     cls = SubprocVecEnv if cfg.subproc else DummyVecEnv
@@ -129,16 +144,28 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     def card_fn(steps: int, evaluation: dict) -> dict:
         cmd = "shelfie train " + " ".join(
             f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
-            for k, v in cfg.to_dict().items() if not isinstance(v, bool)
+            for k, v in cfg.to_dict().items()
+            if not isinstance(v, bool)
         )
-        return make_card(cfg.players, config=cfg.to_dict(), steps=steps,
-                         wall_time_s=prior_wall + time.time() - start, evaluation=evaluation,
-                         extra={"train_command": cmd})
+        return make_card(
+            cfg.players,
+            config=cfg.to_dict(),
+            steps=steps,
+            wall_time_s=prior_wall + time.time() - start,
+            evaluation=evaluation,
+            extra={"train_command": cmd},
+        )
 
     if resume:
         # hyper-parameters of the (possibly edited) config replace the saved ones
-        overrides = {"learning_rate": cfg.learning_rate, "ent_coef": cfg.ent_coef, "vf_coef": cfg.vf_coef,
-                     "clip_range": cfg.clip_range, "n_epochs": cfg.n_epochs, "gae_lambda": cfg.gae_lambda}
+        overrides = {
+            "learning_rate": cfg.learning_rate,
+            "ent_coef": cfg.ent_coef,
+            "vf_coef": cfg.vf_coef,
+            "clip_range": cfg.clip_range,
+            "n_epochs": cfg.n_epochs,
+            "gae_lambda": cfg.gae_lambda,
+        }
         model, _ = load_model(latest, cfg.players, env=venv, custom_objects=overrides)
         pool_file = run_dir / "pool.npz"
         if cfg.players > 1 and pool_file.is_file() and not cfg.subproc:
@@ -149,15 +176,37 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     else:
         act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, seed=cfg.seed, device="cpu", verbose=0,
-            policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}, "activation_fn": act},
+            "MlpPolicy",
+            venv,
+            learning_rate=cfg.learning_rate,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef,
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+            policy_kwargs={
+                "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                "activation_fn": act,
+            },
         )
     if not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
         warm_start(model, cfg, run_dir)
-    model.set_logger(Logger(str(run_dir), [HumanOutputFormat(sys.stdout), CSVOutputFormat(str(run_dir / "progress.csv")),
-                                           RenamedTensorBoard(str(run_dir / "tb"))]))
+    model.set_logger(
+        Logger(
+            str(run_dir),
+            [
+                HumanOutputFormat(sys.stdout),
+                CSVOutputFormat(str(run_dir / "progress.csv")),
+                RenamedTensorBoard(str(run_dir / "tb")),
+            ],
+        )
+    )
     callbacks = [
         EvalCallback(run_dir, cfg.players, cfg.eval_every, cfg.eval_games, card_fn),
         CheckpointCallback(run_dir, cfg.save_every, card_fn, pool_state if cfg.players > 1 else None),
@@ -168,8 +217,12 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
             callbacks[0]._last = model.num_timesteps
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
-        model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=not resume,
-                    progress_bar=cfg.progress)
+        model.learn(
+            remaining,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=not resume,
+            progress_bar=cfg.progress,
+        )
     else:
         print(f"already at {model.num_timesteps} >= total_steps {cfg.total_steps}", flush=True)
     venv.close()
@@ -185,31 +238,63 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
 
     from .bc import clone, merge, record_games, teacher_data
 
-    cache = run_dir.parent / "teacher" / (f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
-                                    f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}.npz")
+    cache = (
+        run_dir.parent
+        / "teacher"
+        / (
+            f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
+            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}.npz"
+        )
+    )
     t0 = time.time()
     if cache.is_file():
         with np.load(cache) as f:
             data = {k: f[k] for k in f.files}
         print(f"[bc] teacher data from {cache}", flush=True)
     else:
-        data = teacher_data(cfg.players, cfg.bc_games, cfg.bc_teacher, cfg.seed + 12345, cfg.gamma,
-                            cfg.margin_coef, cfg.solo_reward_scale)
+        data = teacher_data(
+            cfg.players,
+            cfg.bc_games,
+            cfg.bc_teacher,
+            cfg.seed + 12345,
+            cfg.gamma,
+            cfg.margin_coef,
+            cfg.solo_reward_scale,
+        )
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(cache, **data)
-        print(f"[bc] {len(data['actions'])} teacher decisions in {time.time() - t0:.0f}s -> {cache}", flush=True)
+        print(
+            f"[bc] {len(data['actions'])} teacher decisions in {time.time() - t0:.0f}s -> {cache}", flush=True
+        )
     metrics = clone(model, data, cfg.bc_epochs, seed=cfg.seed)
     for k in range(cfg.bc_dagger_rounds):
         t1 = time.time()
-        learner = PPOBot(NumpyPolicy.from_sb3(model.policy), cfg.players, deterministic=False, seed=cfg.seed + k)
-        extra = record_games(cfg.players, cfg.bc_dagger_games, cfg.bc_teacher, cfg.seed + 777 + k, cfg.gamma,
-                             cfg.margin_coef, cfg.solo_reward_scale, learner=learner)
+        learner = PPOBot(
+            NumpyPolicy.from_sb3(model.policy), cfg.players, deterministic=False, seed=cfg.seed + k
+        )
+        extra = record_games(
+            cfg.players,
+            cfg.bc_dagger_games,
+            cfg.bc_teacher,
+            cfg.seed + 777 + k,
+            cfg.gamma,
+            cfg.margin_coef,
+            cfg.solo_reward_scale,
+            learner=learner,
+        )
         data = merge(data, extra)
-        print(f"[bc] DAgger round {k + 1}: +{len(extra['actions'])} labelled positions "
-              f"({time.time() - t1:.0f}s)", flush=True)
+        print(
+            f"[bc] DAgger round {k + 1}: +{len(extra['actions'])} labelled positions "
+            f"({time.time() - t1:.0f}s)",
+            flush=True,
+        )
         metrics = clone(model, data, cfg.bc_dagger_epochs, seed=cfg.seed + k + 1)
-    (run_dir / "bc.json").write_text(json.dumps({**metrics, "decisions": int(len(data["actions"])),
-                                                 "seconds": round(time.time() - t0, 1)}, indent=2) + "\n")
+    (run_dir / "bc.json").write_text(
+        json.dumps(
+            {**metrics, "decisions": len(data["actions"]), "seconds": round(time.time() - t0, 1)}, indent=2
+        )
+        + "\n"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -53,7 +53,7 @@ class PPOBot:
     @classmethod
     def load(
         cls, path: str | Path | None = None, deterministic: bool = True, seed: int | None = None
-    ) -> "PPOBot":
+    ) -> PPOBot:
         """Load ``path`` (default: the shipped 2-player model) after checking its card."""
         zp = zip_path(path) if path is not None else DEFAULT_MODEL
         if not zp.is_file():
