@@ -70,9 +70,11 @@ class Weights:
     :mod:`.stuck`); 0 turns it off. Measured neutral against ``greedy``, so off by default."""
     last_turn: float = 1.0
     """Scale of that rival's last-turn potential when ``exact_last_turn`` is off."""
-    deep: int = 8
-    """Circle phase: re-value the best ``deep`` circle sets by playing our next turn exactly (0: off);
-    worth about +30 points solo, neutral against ``greedy`` in 2-player games."""
+    deep: int = 0
+    """Circle phase with rivals: re-value the best ``deep`` circle sets by playing our next turn
+    exactly (0: off; 8 measured slightly worse than 0 against ``greedy``)."""
+    solo_deep: int = 8
+    """``deep`` in solo games, where it is worth about +30 points (140 -> 171 mean score)."""
     tempo: bool = False
     """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
     sigma: float = 0.0
@@ -98,7 +100,8 @@ class Weights:
         for name in ("pace", "solo_pace"):
             if len(getattr(self, name)) != 4:
                 raise ValueError(f"{name} must be 4 coefficients (a, b, c, d), got {getattr(self, name)!r}")
-        for name in ("rival_weight", "threat", "lockout", "stuck", "last_turn", "sigma", "margin_scale"):
+        names = ("rival_weight", "threat", "lockout", "stuck", "last_turn", "sigma", "margin_scale", "deep", "solo_deep")
+        for name in names:
             if float(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
 

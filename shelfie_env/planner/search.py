@@ -10,7 +10,7 @@ circled, the best row to cross out. Then, exactly over the dice outcomes
 * two rolls left: ``V1[m] = max over keeps k within m of EV1[k]`` (keeping
   everything = stopping), and keep ``k`` is worth ``sum_m P(m | k) V1[m]``.
 
-In the circle phase the ``deep`` best sets are then re-valued by playing our
+In the circle phase the ``deep`` (solo: ``solo_deep``) best sets are then re-valued by playing our
 next turn exactly as well (fresh roll, two rerolls, best placement; the
 rivals' turn in between is skipped): :func:`next_turn_value`.
 
@@ -130,8 +130,9 @@ def circle_values(game: Game, ctx: Context) -> dict[int, float]:
         groups.append(_continuations(ctx, done | bit, ctx.free & ~(done | bit), rest, room))
     sets = np.concatenate(groups)
     values = ctx.evaluate_circles(sets)
-    if ctx.weights.deep > 0:
-        values = _deepen(ctx, sets, values)
+    deep = ctx.weights.deep if ctx.rivals else ctx.weights.solo_deep
+    if deep > 0:
+        values = _deepen(ctx, sets, values, deep)
     out, i = {}, 0
     for a, g in zip(actions, groups):
         out[a] = float(values[i : i + len(g)].max())
@@ -168,7 +169,7 @@ def next_turn_value(ctx: Context, cells: int) -> float | None:
     return float(TRANSITION[_FRESH_KEEP] @ v2)
 
 
-def _deepen(ctx: Context, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _deepen(ctx: Context, sets: np.ndarray, values: np.ndarray, deep: int) -> np.ndarray:
     """Re-value the ``deep`` best distinct sets by :func:`next_turn_value`; rank the rest below them."""
     order = np.argsort(-values, kind="stable")
     chosen: dict[int, float] = {}
@@ -176,9 +177,9 @@ def _deepen(ctx: Context, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
         s = int(sets[i])
         if s in chosen:
             continue
-        deep = next_turn_value(ctx, s)
-        chosen[s] = float(values[i]) if deep is None else deep
-        if len(chosen) >= ctx.weights.deep:
+        ahead = next_turn_value(ctx, s)
+        chosen[s] = float(values[i]) if ahead is None else ahead
+        if len(chosen) >= deep:
             break
     floor = min(chosen.values())
     out = np.minimum(values, floor - 1e-6)  # anything not re-valued ranks below
