@@ -59,7 +59,9 @@ def percentile(xs: list[float], q: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=200, help="2-player games (seats alternate)")
     parser.add_argument("--solo", type=int, default=0, help="solo games per bot")
     parser.add_argument("--opponent", default="greedy", help="opponent bot name")

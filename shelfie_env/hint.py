@@ -13,12 +13,12 @@ expected final score margin over them; solo: the expected final score).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from .actions import (
-    CIRCLE_BASE,
     CROSS_BASE,
     END_TURN,
     FACE_NAMES,
@@ -51,7 +51,12 @@ def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = 
     ranked = ranked_actions(values)[:k]
     explain = _Explainer(game, weights)
     return [
-        {"action": int(a), "name": action_name(a), "value": round(float(values[a]), 2), "reason": explain(a, values[a])}
+        {
+            "action": int(a),
+            "name": action_name(a),
+            "value": round(float(values[a]), 2),
+            "reason": explain(a, values[a]),
+        }
         for a in ranked
     ]
 
@@ -118,7 +123,11 @@ class _Explainer:
                 f"({cell_p[likely]:.0%} next roll) (EV {value:.1f})"
             )
         target = self._target(kept, cell_p)
-        aim = f", aiming for {_cell_name(*divmod(target, 5))} ({cell_p[target]:.0%} next roll)" if target >= 0 else ""
+        aim = (
+            f", aiming for {_cell_name(*divmod(target, 5))} ({cell_p[target]:.0%} next roll)"
+            if target >= 0
+            else ""
+        )
         return f"keeps {_dice_words(kept)}, rerolls {rolled}{aim} (EV {value:.1f})"
 
     def _target(self, kept: list[int], cell_p: np.ndarray) -> int:
@@ -151,7 +160,7 @@ class _Explainer:
         notes = []
         for kind, idx, mask in (("row", r, ROW_MASKS[r]), ("column", c, COL_MASKS[c])):
             label = f"the {SYMBOLS[r]} row" if kind == "row" else f"column {c + 1}"
-            n_before, n_after = bin(before & mask).count("1"), bin(after & mask).count("1")
+            n_before, n_after = (before & mask).bit_count(), (after & mask).bit_count()
             if n_after == 5:
                 rivals = " (locks it for rivals)" if self.game.num_players > 1 else ""
                 notes.append(f"completes {label}{rivals}")
@@ -164,7 +173,7 @@ class _Explainer:
     def _cross(self, action: int, value: float) -> str:
         g, ctx = self.game, self.ctx
         r = action - CROSS_BASE
-        lost = bin(ctx.free & ROW_MASKS[r]).count("1")
+        lost = (ctx.free & ROW_MASKS[r]).bit_count()
         crossed = ctx.crossed | (ctx.free & ROW_MASKS[r])
         ends = ""
         if not g.end_triggered and full_rows(ctx.circled | crossed) >= 2:

@@ -17,7 +17,11 @@ POSITIONS = [
     make_state(phase="reroll", rolls_left=2, dice=[0, 1, 3, 4, 4, 5]),
     make_state(phase="reroll", rolls_left=1, dice=[2, 2, 2, 3, 3, 5]),
     make_state(dice=[1, 1, 2, 3, 4, 5]),
-    make_state(boards=[board("XXX..", "OOO..", "OOO..", "OOO..", "OOO.."), board()], phase="cross", dice=[0, 0, 1, 1, 2, 3]),
+    make_state(
+        boards=[board("XXX..", "OOO..", "OOO..", "OOO..", "OOO.."), board()],
+        phase="cross",
+        dice=[0, 0, 1, 1, 2, 3],
+    ),
     make_state(num_players=1, boards=[board()], phase="reroll", rolls_left=2, dice=[0, 0, 0, 4, 5, 5]),
 ]
 
@@ -50,7 +54,9 @@ def test_hint_accepts_a_live_game_and_caps_k() -> None:
 
 
 def test_hint_reasons_name_the_plan() -> None:
-    cats = make_state(boards=[board(".....", ".....", ".....", ".....", ".OO.."), board()], dice=[4, 4, 4, 4, 4, 5])
+    cats = make_state(
+        boards=[board(".....", ".....", ".....", ".....", ".OO.."), board()], dice=[4, 4, 4, 4, 4, 5]
+    )
     top = hint(cats, k=1)[0]
     assert top["action"] == circle_action(4, 4, joker=True)
     assert "cat #1" in top["reason"]  # ...then circle cat #1 with the cat left over

@@ -76,7 +76,9 @@ def _sequence_expectation(keep: tuple[int, ...], v0: dict[tuple[int, ...], float
     return total / 6**k
 
 
-def _dict_expectimax(keep: tuple[int, ...], rolls: int, v0: dict[tuple[int, ...], float], memo: dict) -> float:
+def _dict_expectimax(
+    keep: tuple[int, ...], rolls: int, v0: dict[tuple[int, ...], float], memo: dict
+) -> float:
     """Two-level expectimax written with dicts and the multinomial law (no matrices)."""
     key = (keep, rolls)
     if key not in memo:
@@ -199,7 +201,9 @@ def _act(state: dict) -> int:
 
 def test_five_cats_and_a_joker_circle_cat_five_with_the_joker() -> None:
     # Cat #2 and #3 circled: cat #5 +joker leaves a cat for cat #1 (row = 1+2+3+8).
-    state = make_state(boards=[board(".....", ".....", ".....", ".....", ".OO.."), board()], dice=[4, 4, 4, 4, 4, 5])
+    state = make_state(
+        boards=[board(".....", ".....", ".....", ".....", ".OO.."), board()], dice=[4, 4, 4, 4, 4, 5]
+    )
     assert _act(state) == circle_action(4, 4, joker=True)
     game = Game.from_dict(state)
     game.step(circle_action(4, 4, joker=True))
@@ -296,7 +300,7 @@ def test_rounds_estimates_agree_and_shrink_as_shelves_fill() -> None:
             seen[game.current].append(rounds_left(game, w))
         game.step(bot.act_game(game))
     for xs in seen.values():
-        assert xs[0] > 5 and all(b <= a + 1e-12 for a, b in zip(xs, xs[1:]))
+        assert xs[0] > 5 and all(b <= a + 1e-12 for a, b in itertools.pairwise(xs))
 
 
 def test_turn_context_is_reused_only_within_a_turn() -> None:
@@ -357,7 +361,9 @@ def test_optional_evaluation_terms_keep_play_legal() -> None:
         Weights(exact_last_turn=False),
         Weights(deep=3),
     ]
-    state = make_state(boards=[board("OOOX.", "XXXXX", "OO...", "O....", "...O."), board()], dice=[0, 1, 2, 2, 3, 5])
+    state = make_state(
+        boards=[board("OOOX.", "XXXXX", "OO...", "O....", "...O."), board()], dice=[0, 1, 2, 2, 3, 5]
+    )
     for w in variants:
         game = Game.new(2, rng=21)
         bot = PlannerBot(w)

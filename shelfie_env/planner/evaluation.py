@@ -41,8 +41,8 @@ import numpy as np
 from ..engine import CIRCLE, REROLL, Game
 from ..scoring import COL_MASKS, FULL, ROW_MASKS
 from .last_turn import last_turn_value
-from .stuck import stuck_probability
 from .lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
+from .stuck import stuck_probability
 
 _ROW_MASKS = np.array(ROW_MASKS, dtype=np.int64)
 _COL_MASKS = np.array(COL_MASKS, dtype=np.int64)
@@ -100,7 +100,17 @@ class Weights:
         for name in ("pace", "solo_pace"):
             if len(getattr(self, name)) != 4:
                 raise ValueError(f"{name} must be 4 coefficients (a, b, c, d), got {getattr(self, name)!r}")
-        names = ("rival_weight", "threat", "lockout", "stuck", "last_turn", "sigma", "margin_scale", "deep", "solo_deep")
+        names = (
+            "rival_weight",
+            "threat",
+            "lockout",
+            "stuck",
+            "last_turn",
+            "sigma",
+            "margin_scale",
+            "deep",
+            "solo_deep",
+        )
         for name in names:
             if float(getattr(self, name)) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
@@ -111,7 +121,7 @@ def full_rows_many(filled: np.ndarray) -> np.ndarray:
     return sum(((filled & m) == m).astype(np.int64) for m in ROW_MASKS)
 
 
-_POP5 = np.array([bin(m).count("1") for m in range(32)], dtype=np.int64)
+_POP5 = np.array([m.bit_count() for m in range(32)], dtype=np.int64)
 
 
 def rounds_left_many(fills: list[np.ndarray], weights: Weights, mid_round: bool) -> np.ndarray:
@@ -190,7 +200,9 @@ class Context:
         self._riv_go, self._riv_end, self._riv_damage = [], [], []
         for q in self.rivals:
             others = [completes[o] for o in self.rivals if o != q]
-            table = line_tables(base_q[q] * self._cell_safe(others), self.points) if turns[q] > 0 else self._zero
+            table = (
+                line_tables(base_q[q] * self._cell_safe(others), self.points) if turns[q] > 0 else self._zero
+            )
             self._riv_go.append(table)
             if self._tempo:
                 lo = turns[q] - self._tempo_width
@@ -221,7 +233,7 @@ class Context:
         if game.phase != CIRCLE or game.circles < circles:
             return False
         new = game.circled[p] & ~circled[p]
-        if game.circled[p] & circled[p] != circled[p] or bin(new).count("1") != game.circles - circles:
+        if game.circled[p] & circled[p] != circled[p] or new.bit_count() != game.circles - circles:
             return False
         if game.crossed[p] != crossed[p]:
             return False

@@ -34,7 +34,7 @@ for _a in range(32):
 
 # _DIGITS[i, code]: state of cell i (0 free, 1 circled, 2 crossed) in line code.
 _DIGITS = np.array([[code // 3**i % 3 for code in range(243)] for i in range(5)], dtype=np.int64)
-_POPCOUNT = np.array([bin(m).count("1") for m in range(32)])
+_POPCOUNT = np.array([m.bit_count() for m in range(32)])
 _FREE = _DIGITS == 0  # (5, 243)
 _CIRCLED = (_DIGITS == 1).astype(np.float64)
 
@@ -89,7 +89,9 @@ _T = np.array(
 def transpose_many(masks: np.ndarray) -> np.ndarray:
     """Transpose an array of 25-bit shelf masks (rows <-> columns)."""
     m = masks
-    return _T[0][m & 31] | _T[1][m >> 5 & 31] | _T[2][m >> 10 & 31] | _T[3][m >> 15 & 31] | _T[4][m >> 20 & 31]
+    return (
+        _T[0][m & 31] | _T[1][m >> 5 & 31] | _T[2][m >> 10 & 31] | _T[3][m >> 15 & 31] | _T[4][m >> 20 & 31]
+    )
 
 
 def shelf_values(table: np.ndarray, circled: np.ndarray, crossed: np.ndarray) -> np.ndarray:

@@ -25,7 +25,15 @@ import numpy as np
 from ..actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, NUM_DICE, STOP
 from ..engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
 from ..scoring import COL_MASKS, FULL, ROW_MASKS
-from .dice import FINAL_INDEX, KEEP_INDEX, TRANSITION, best_keep_value, counts_of, expected_after_roll, keep_index_of_reroll
+from .dice import (
+    FINAL_INDEX,
+    KEEP_INDEX,
+    TRANSITION,
+    best_keep_value,
+    counts_of,
+    expected_after_roll,
+    keep_index_of_reroll,
+)
 from .evaluation import Context, Weights
 from .placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
 
@@ -158,7 +166,9 @@ def next_turn_value(ctx: Context, cells: int) -> float | None:
         if mine & m == m and circled[p] & m != m:
             for q in ctx.rivals:
                 g.crossed[q] |= m & ~g.circled[q]
-    if ctx.already_triggered or any(full_rows(g.circled[q] | g.crossed[q]) >= 2 for q in range(g.num_players)):
+    if ctx.already_triggered or any(
+        full_rows(g.circled[q] | g.crossed[q]) >= 2 for q in range(g.num_players)
+    ):
         return None
     if FULL & ~(g.circled[p] | g.crossed[p]) == 0:
         return None
@@ -243,4 +253,13 @@ def best_action(values: dict[int, float]) -> int:
     return ranked_actions(values)[0]
 
 
-__all__ = ["turn_context", "action_values", "best_action", "ranked_actions", "best_continuation", "circle_outcome", "placement_values", "SETS"]
+__all__ = [
+    "SETS",
+    "action_values",
+    "best_action",
+    "best_continuation",
+    "circle_outcome",
+    "placement_values",
+    "ranked_actions",
+    "turn_context",
+]
