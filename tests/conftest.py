@@ -130,3 +130,22 @@ def grid(game: Game, player: int) -> list[str]:
 def scripted_dice() -> ScriptedDice:
     """An empty :class:`ScriptedDice`; ``push`` faces before the engine rolls."""
     return ScriptedDice()
+
+
+def spec_state(**overrides: Any) -> dict[str, Any]:
+    """A circle-phase SPEC §6 state (five cats and a joker, empty shelves) with ``overrides`` applied."""
+    empty = [[0] * 5 for _ in range(5)]
+    s: dict[str, Any] = {
+        "num_players": 2,
+        "points": [[1, 2, 3, 5, 8]] * 5,
+        "boards": [empty, empty],
+        "current_player": 0,
+        "phase": "circle",
+        "dice": [4, 4, 4, 4, 4, 5],
+        "spent": [False] * 6,
+        "rolls_left": 0,
+        "circles_this_turn": 0,
+        "end_triggered": False,
+    }
+    s.update(overrides)
+    return s

@@ -12,24 +12,9 @@ from shelfie_env.bots import act_on_game, available, make
 from shelfie_env.bots.greedy import EASE, chase_distribution
 from shelfie_env.engine import Game
 
+from .conftest import spec_state as state
+
 EMPTY = [[0] * 5 for _ in range(5)]
-
-
-def state(**kw):
-    s = {
-        "num_players": 2,
-        "points": [[1, 2, 3, 5, 8]] * 5,
-        "boards": [EMPTY, EMPTY],
-        "current_player": 0,
-        "phase": "circle",
-        "dice": [4, 4, 4, 4, 4, 5],
-        "spent": [False] * 6,
-        "rolls_left": 0,
-        "circles_this_turn": 0,
-        "end_triggered": False,
-    }
-    s.update(kw)
-    return s
 
 
 def random_positions(count: int, seed: int):

@@ -20,24 +20,9 @@ from shelfie_env.cli import CommandError, canonical_reroll, command_for, main, p
 from shelfie_env.engine import Game
 
 ROOT = Path(__file__).resolve().parents[1]
+from .conftest import spec_state as state
+
 EMPTY = [[0] * 5 for _ in range(5)]
-
-
-def state(**kw):
-    s = {
-        "num_players": 2,
-        "points": [[1, 2, 3, 5, 8]] * 5,
-        "boards": [EMPTY, EMPTY],
-        "current_player": 0,
-        "phase": "circle",
-        "dice": [4, 4, 4, 4, 4, 5],
-        "spent": [False] * 6,
-        "rolls_left": 0,
-        "circles_this_turn": 0,
-        "end_triggered": False,
-    }
-    s.update(kw)
-    return s
 
 
 # ----------------------------------------------------------------------------- parsing
