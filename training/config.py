@@ -41,8 +41,9 @@ class TrainConfig:
     n_epochs: int = 4
     """Passes over each rollout."""
 
-    learning_rate: float = 3e-4
-    """Adam step size (constant)."""
+    learning_rate: float = 2e-5
+    """Adam step size of PPO (constant; small, so PPO refines the warm start instead of
+    overwriting it)."""
 
     gamma: float = 0.995
     """Discount factor; games last ~30 learner decisions, so close to 1."""
@@ -50,10 +51,10 @@ class TrainConfig:
     gae_lambda: float = 0.95
     """GAE lambda."""
 
-    clip_range: float = 0.2
+    clip_range: float = 0.1
     """PPO clipping of the probability ratio."""
 
-    ent_coef: float = 0.003
+    ent_coef: float = 0.0
     """Entropy bonus (small: the warm-started policy is already sensible)."""
 
     vf_coef: float = 0.5
@@ -92,10 +93,10 @@ class TrainConfig:
     bc_epochs: int = 10
     """Passes of behaviour cloning over the teacher data."""
 
-    bc_dagger_rounds: int = 0
+    bc_dagger_rounds: int = 4
     """DAgger rounds after cloning: the network plays, the teacher labels its positions, fit again."""
 
-    bc_dagger_games: int = 3000
+    bc_dagger_games: int = 5000
     """Games the network plays against the teacher in each DAgger round."""
 
     bc_dagger_epochs: int = 4
