@@ -141,6 +141,15 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
             return Game.new(self.num_players, points=self.table, rng=self.np_random)
         return game_from_state(state, self.np_random, self.num_players, self._score_bound)
 
+    def _live_game(self) -> Game:
+        """The game to step; a clear error before ``reset()`` or after the episode's end."""
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before step()")
+        if game.phase == OVER:
+            raise RuntimeError("the episode has ended; call reset()")
+        return game
+
     def _obs(self) -> np.ndarray:
         return self._encoder.encode(self.game, self.seat)
 
@@ -192,11 +201,7 @@ class SoloEnv(_ShelfieEnv):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        game = self.game
-        if game is None:
-            raise RuntimeError("call reset() before step()")
-        if game.phase == OVER:
-            raise RuntimeError("the episode has ended; call reset()")
+        game = self._live_game()
         game.step(action)  # IllegalActionError leaves the game unchanged
         score = game.score(0)
         reward = float(score - self._score)
@@ -273,11 +278,7 @@ class VersusEnv(_ShelfieEnv):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        game = self.game
-        if game is None:
-            raise RuntimeError("call reset() before step()")
-        if game.phase == OVER:
-            raise RuntimeError("the episode has ended; call reset()")
+        game = self._live_game()
         game.step(action)  # IllegalActionError leaves the game unchanged
         self._play_opponents()
         reward = 0.0
