@@ -79,6 +79,21 @@ def empty_board() -> list[list[int]]:
     return board()
 
 
+# The top-level keys of the SPEC §6 state dict.
+SPEC_KEYS = {
+    "num_players",
+    "points",
+    "boards",
+    "current_player",
+    "phase",
+    "dice",
+    "spent",
+    "rolls_left",
+    "circles_this_turn",
+    "end_triggered",
+}
+
+
 def make_state(
     *,
     boards: Sequence[list[list[int]]] | None = None,

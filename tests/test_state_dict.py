@@ -13,20 +13,19 @@ from shelfie_env.actions import CROSS_BASE, END_TURN, STOP, action_name, circle_
 from shelfie_env.engine import Game
 from shelfie_env.errors import IllegalActionError, InvalidStateError
 
-from .conftest import BOOK, CAT, GAME, JOKER, PLANT, TROPHY, ScriptedDice, board, make_game, make_state
-
-SPEC_KEYS = {
-    "num_players",
-    "points",
-    "boards",
-    "current_player",
-    "phase",
-    "dice",
-    "spent",
-    "rolls_left",
-    "circles_this_turn",
-    "end_triggered",
-}
+from .conftest import (
+    BOOK,
+    CAT,
+    GAME,
+    JOKER,
+    PLANT,
+    SPEC_KEYS,
+    TROPHY,
+    ScriptedDice,
+    board,
+    make_game,
+    make_state,
+)
 
 
 # --------------------------------------------------------------------------- round trips
