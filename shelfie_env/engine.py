@@ -278,9 +278,12 @@ class Game:
 
     def _start_circle_phase(self) -> None:
         self.phase = CIRCLE
-        self._legal = None
-        if not self._circle_candidates():
+        candidates = self._circle_candidates()
+        if candidates:
+            self._legal = candidates  # no circle yet, so no END_TURN
+        else:
             self.phase = CROSS
+            self._legal = None
 
     def _spend(self, face: int, n: int) -> None:
         dice, spent = self.dice, self.spent
@@ -321,7 +324,13 @@ class Game:
                 if q != p:
                     self.crossed[q] |= lines & ~self.circled[q]
         self._check_end()
-        if self.circles >= MAX_CIRCLES or not self._circle_candidates():
+        if self.circles >= MAX_CIRCLES:
+            self._end_turn()
+            return
+        candidates = self._circle_candidates()
+        if candidates:
+            self._legal = candidates + (END_TURN,)  # reuse: the mask needs exactly these
+        else:
             self._end_turn()
 
     def _check_end(self) -> None:
