@@ -310,6 +310,15 @@ class _ShelfieVectorEnv(VectorEnv):
         pass
 
 
+def _no_render(render_mode: str | None) -> None:
+    """The batched envs draw nothing (``gymnasium.make_vec`` may pass ``render_mode``)."""
+    if render_mode is not None:
+        raise ValueError(
+            f"render_mode={render_mode!r}: the batched vector envs do not render; use "
+            "gymnasium.make_vec(..., vectorization_mode='sync') to render scalar copies"
+        )
+
+
 class SoloVectorEnv(_ShelfieVectorEnv):
     """``num_envs`` Solo games (reward: change of the score; return: the final score)."""
 
@@ -319,7 +328,9 @@ class SoloVectorEnv(_ShelfieVectorEnv):
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
     ) -> None:
+        _no_render(render_mode)
         super().__init__(num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed)
 
 
@@ -336,7 +347,9 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: str | None = None,
     ) -> None:
+        _no_render(render_mode)
         if (
             isinstance(num_players, bool)
             or not isinstance(num_players, (int, np.integer))

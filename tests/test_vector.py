@@ -272,3 +272,27 @@ def test_disabled_autoreset_needs_a_reset_mask() -> None:
     obs, _ = env.reset(options={"reset_mask": done})
     assert not env.core.batch.done.any()
     assert (obs[done][:, 50 + 55] == 1.0).all()  # the reset games are in their first reroll phase
+
+
+def test_make_vec_builds_the_batched_envs() -> None:
+    import gymnasium as gym
+
+    import shelfie_env  # noqa: F401  (registers the ids)
+
+    env = gym.make_vec("shelfie/Versus-v0", num_envs=8, num_players=3, opponents="greedy")
+    assert isinstance(env, VersusVectorEnv)
+    assert env.num_envs == 8 and env.core.batch.num_players == 3
+    obs, _ = env.reset(seed=3)
+    assert obs.shape == (8, 62 * 3 + 60)
+    assert env.action_masks().shape == (8, 120)
+    env.step(_random_legal(env.action_masks(), np.random.default_rng(0)))
+    # Same seed, same episodes as the class built directly.
+    direct = VersusVectorEnv(8, num_players=3, opponents="greedy")
+    assert np.array_equal(direct.reset(seed=3)[0], obs)
+
+    solo = gym.make_vec("shelfie/Solo-v0", num_envs=4)
+    assert isinstance(solo, SoloVectorEnv)
+    sync = gym.make_vec("shelfie/Versus-v0", num_envs=2, vectorization_mode="sync")
+    assert isinstance(sync, gym.vector.SyncVectorEnv)
+    with pytest.raises(ValueError, match="render_mode='ansi'"):
+        gym.make_vec("shelfie/Versus-v0", num_envs=2, render_mode="ansi")
