@@ -43,7 +43,6 @@ from ..scoring import COL_MASKS, FULL, ROW_MASKS
 from .last_turn import last_turn_value
 from .lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
 from .stuck import stuck_probability
-from .value_model import features, load_value_model
 
 _ROW_MASKS = np.array(ROW_MASKS, dtype=np.int64)
 _COL_MASKS = np.array(COL_MASKS, dtype=np.int64)
@@ -76,10 +75,6 @@ class Weights:
     exactly (0: off; 8 measured slightly worse than 0 against ``greedy``)."""
     solo_deep: int = 8
     """``deep`` in solo games, where it is worth about +30 points (140 -> 171 mean score)."""
-    value_model: str | None = None
-    """2-player games: value placements by a learned win chance (:mod:`.value_model`, in
-    percent) instead of the expected margin. ``"builtin"`` is the fitted model shipped in the
-    package; any other string is the path of an ``.npz`` written by ``training/planner_value.py``."""
     tempo: bool = False
     """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
     sigma: float = 0.0
@@ -179,7 +174,6 @@ class Context:
             game.circles,
         )
         self.cache: dict[object, np.ndarray] = {}
-        self._model = load_value_model(weights.value_model) if weights.value_model and n == 2 else None
         self.points = line_points(game.table.points)
         self._zero = line_tables(np.zeros(25), self.points)
         own_hit = weights.hit if n > 1 else weights.solo_hit
@@ -308,8 +302,6 @@ class Context:
         """
         circled = np.asarray(circled, dtype=np.int64)
         crossed = np.asarray(crossed, dtype=np.int64)
-        if self._model is not None:
-            return 100.0 * self._model.win_chance(features(self, circled, crossed))
         value, triggered = self._evaluate(circled, crossed)
         if not lookahead or self.weights.stuck <= 0:
             return value
@@ -333,14 +325,8 @@ class Context:
         out[idx] = (1.0 - prob[idx]) * value[idx] + prob[idx] * best[idx]
         return out
 
-    def _evaluate(
-        self, circled: np.ndarray, crossed: np.ndarray, parts: dict | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Values (without the stuck look-ahead) and whether each placement triggers the end.
-
-        ``parts``, when given, receives the terms: ``me`` (our expected final
-        score), and per rival ``riv`` (its expected final score) and ``riv_cross``
-        (its crossed cells after our lockouts)."""
+    def _evaluate(self, circled: np.ndarray, crossed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values (without the stuck look-ahead) and whether each placement triggers the end."""
         g = self.game
         # Lines newly completed lock the rivals out.
         lock = np.zeros(circled.shape, dtype=np.int64)
@@ -362,8 +348,6 @@ class Context:
             sooner = np.clip((self.rounds - later) / self._tempo_width, 0.0, 1.0)
             me_go = me_go - sooner * (me_go - shelf_values(self._me_go_lo, circled, crossed))
         me = np.where(triggered, shelf_values(self._zero, circled, crossed), me_go)
-        if parts is not None:
-            parts.update(me=me, triggered=triggered, riv=[], riv_cross=riv_cross)
         if not self.rivals:
             return me, triggered
         risk = self._lockout_risk(circled, crossed) * self.weights.lockout  # (n, 10)
@@ -382,8 +366,6 @@ class Context:
                 riv[triggered] = end
             else:
                 riv = np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
-            if parts is not None:
-                parts["riv"].append(riv)
             margin = me - self.weights.rival_weight * riv
             if sigma > 0:
                 # Turns still to play by both: the spread of the final margin grows with them.
