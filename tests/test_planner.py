@@ -30,7 +30,7 @@ from shelfie_env.planner.search import placement_values
 from shelfie_env.scoring import DEFAULT_POINTS, ScoreTable
 from shelfie_env.tables import MULTISETS
 
-from .conftest import board, make_state
+from .conftest import ScriptedDice, board, make_state
 
 
 # ------------------------------------------------------------------ dice
@@ -385,3 +385,48 @@ def test_next_turn_value() -> None:
     assert deep is not None and np.isfinite(deep)
     ended = Game.from_dict(make_state(boards=[board("OOOOX", "XXXXX"), board()], dice=[0, 0, 1, 2, 2, 5]))
     assert next_turn_value(Context(ended, Weights()), 1 << 5 * 2) is None  # already triggered
+
+
+def _best_final_value(game: Game, me: int) -> float:
+    """Best ``50 * sign(margin) + 0.01 * margin`` over every way to finish the last turn (engine DFS)."""
+    if game.over:
+        s = game.scores()
+        m = s[me] - s[1 - me]
+        return 50.0 * np.sign(m) + 0.01 * m
+    best = -np.inf
+    for a in game.legal_actions():
+        g = game.clone()
+        g.step(a)
+        best = max(best, _best_final_value(g, me))
+    return best
+
+
+def test_last_turn_of_the_game_maximises_the_chance_to_win() -> None:
+    """Seat 1's turn after the end was triggered: each reroll is valued by the exact
+    chance of finishing ahead (win 50, loss -50, the margin / 100 only breaking ties),
+    checked against every dice outcome and every way to finish, played by the engine."""
+    rival = board("XXXXX", "OOOOX", "OOOXX", "OOX..", "O....")  # two rows without a free cell
+    mine = board("OOO..", "OO...", "OOO..", "O....", ".....")
+    state = make_state(
+        boards=[rival, mine], current=1, phase="reroll", dice=(0, 0, 2, 2, 4, 5), rolls_left=1
+    )
+    game = Game.from_dict(state)
+    assert game.end_triggered
+    s = game.scores()
+    assert s[1] < s[0]  # behind before the turn: only some rolls win
+    values = action_values(game, Weights())
+    checked = 0
+    for a, v in values.items():
+        rerolled = [i for i in range(6) if a >> i & 1]
+        if len(rerolled) > 2:
+            continue
+        total = 0.0
+        for faces in itertools.product(range(6), repeat=len(rerolled)):
+            g = Game.from_dict(state, rng=ScriptedDice(faces))
+            g.step(a)  # the engine rerolls with the scripted faces (stop: no roll)
+            total += _best_final_value(g, 1) / 6 ** len(rerolled)
+        assert v == pytest.approx(total, abs=1e-6), a
+        checked += 1
+    assert checked >= 5
+    wins = [v for v in values.values() if v > -50 + 1]
+    assert wins, "some reroll should give a chance to win"

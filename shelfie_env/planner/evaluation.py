@@ -121,6 +121,9 @@ def full_rows_many(filled: np.ndarray) -> np.ndarray:
     return sum(((filled & m) == m).astype(np.int64) for m in ROW_MASKS)
 
 
+FINAL_TURN_SCALE = 50.0
+"""Value of a win (and minus that of a loss) in the game's last turn, in points-like units."""
+
 _POP5 = np.array([m.bit_count() for m in range(32)], dtype=np.int64)
 
 
@@ -165,6 +168,9 @@ class Context:
         self.crossed = game.crossed[p]
         self.free = FULL & ~(self.circled | self.crossed)
         self.already_triggered = bool(game.end_triggered)
+        # The game's last turn (the end is triggered and nobody plays after us): every
+        # final score is known once we place, so the value is the exact rank reward.
+        self.final_turn = self.already_triggered and all(q < p for q in self.rivals)
         self.turn_start = (
             p,
             tuple(game.circled),
@@ -367,7 +373,10 @@ class Context:
             else:
                 riv = np.where(triggered, shelf_values(self._riv_end[i], c, x), go)
             margin = me - self.weights.rival_weight * riv
-            if sigma > 0:
+            if self.final_turn:
+                # Win 1 / tie 0 / loss -1 (scaled to points), the margin only breaks ties.
+                margin = FINAL_TURN_SCALE * np.sign(me - riv) + 0.01 * (me - riv)
+            elif sigma > 0:
                 # Turns still to play by both: the spread of the final margin grows with them.
                 later = 1.0 if q > self.player else 0.0
                 turns = np.where(triggered, later, 2.0 * self.rounds + later)
