@@ -170,7 +170,7 @@ class Context:
         self.already_triggered = bool(game.end_triggered)
         # The game's last turn (the end is triggered and nobody plays after us): every
         # final score is known once we place, so the value is the exact rank reward.
-        self.final_turn = self.already_triggered and all(q < p for q in self.rivals)
+        self.final_turn = self.already_triggered and bool(self.rivals) and all(q < p for q in self.rivals)
         self.turn_start = (
             p,
             tuple(game.circled),
