@@ -238,6 +238,27 @@ class NumpyPolicy:
         gen = rng if rng is not None else np.random.default_rng()
         return int(gen.choice(len(p), p=p))
 
+    def act_many(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        deterministic: bool = True,
+        rng: np.random.Generator | None = None,
+    ) -> np.ndarray:
+        """:meth:`act` for a batch: ``(m, obs_size)`` observations and ``(m, 120)`` masks."""
+        legal = np.asarray(masks, bool)
+        if not legal.any(axis=1).all():
+            raise ValueError("a row of the masks has no legal action")
+        z = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
+        if deterministic:
+            return z.argmax(axis=1)
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        cdf = np.cumsum(p, axis=1)
+        gen = rng if rng is not None else np.random.default_rng()
+        u = gen.random(len(z))[:, None] * cdf[:, -1:]
+        out = (cdf <= u).sum(axis=1)
+        return np.minimum(out, z.shape[1] - 1)
+
     def state(self) -> dict[str, Any]:
         """Arrays for ``np.savez``."""
         out: dict[str, Any] = {"activation": np.array(self.activation)}

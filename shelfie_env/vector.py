@@ -16,7 +16,12 @@ observations, masks, rewards and resets are computed for all games at once.
   all games (random ones draw from per-game streams; greedy is the compiled
   copy in :mod:`shelfie_env.batched.greedy`, move for move the same); any other
   bot (a name for :func:`shelfie_env.bots.make` or a bot object) is asked game
-  by game through :func:`shelfie_env.bots.act_on_game`.
+  by game through :func:`shelfie_env.bots.act_on_game`, unless it has
+  ``act_batch(batch, rows) -> actions``: then it is asked once for every game
+  where it is on turn (``batch`` is the :class:`~shelfie_env.batched.BatchedGame`,
+  ``rows`` the game indices; e.g. a neural policy evaluated on a batch).
+  An opponent may also be a *pool*: an object with ``draw() -> bot``, asked
+  for a bot again at the start of every game (self-play opponent pools).
 
 Auto-reset follows Gymnasium 1.x ``AutoresetMode``: ``NEXT_STEP`` (default:
 after a game ends, the next ``step`` ignores that game's action and returns the
@@ -85,16 +90,19 @@ class BatchedSeats:
             raise ValueError(f"opponents: need {n - 1} bots for {n} players, got {len(specs)}")
         self.opponents = [make(b) if isinstance(b, str) else b for b in specs]
         for b in self.opponents:
+            if _is_pool(b):
+                continue
             if not callable(getattr(b, "act", None)) and not callable(getattr(b, "act_game", None)):
-                raise ValueError(f"opponents: {b!r} has no act(state) method")
-        self._kind_of_bot = np.array([_compiled_kind(b) for b in self.opponents] + [OTHER], dtype=np.int64)
+                raise ValueError(f"opponents: {b!r} has no act(state) method (nor draw() for a pool)")
+        # Per game and seat: the bot playing it (None for the learner) and its compiled kind.
+        self._seat_bot = np.full((self.num_envs, n), None, dtype=object)
+        self._kinds = np.full((self.num_envs, n), OTHER, dtype=np.int64)
         self._greedy = BatchedGreedy(self.batch.table, n)
         self.learner = np.full(self.num_envs, self.fixed_seat or 0, dtype=np.int64)
         self._seat_rng = np.random.default_rng(seed)
         self.bot_rng = seed_streams(None if seed is None else seed + 1, self.num_envs)
         self.ep_return = np.zeros(self.num_envs, dtype=np.float64)
         self.ep_length = np.zeros(self.num_envs, dtype=np.int64)
-        self._bot_of_seat = np.zeros((self.num_envs, n), dtype=np.int64)
         self.reset_games(None)
 
     def seed(self, seed: int | None) -> None:
@@ -110,11 +118,20 @@ class BatchedSeats:
         sel = np.ones(self.num_envs, dtype=np.bool_) if which is None else which
         if self.fixed_seat is None and self.num_players > 1:
             self.learner[sel] = self._seat_rng.integers(0, self.num_players, size=int(sel.sum()))
-        # opponent k (0-based) sits in the k-th seat other than the learner's, in seat order
-        seats = np.arange(self.num_players)[None, :]
-        bot_of_seat = seats - (seats > self.learner[sel, None])
-        bot_of_seat[seats == self.learner[sel, None]] = self.num_players - 1  # the learner: no bot (OTHER)
-        self._bot_of_seat[sel] = bot_of_seat
+        # opponent k (0-based) sits in the k-th seat other than the learner's, in seat order;
+        # a pool draws the bot of its seat again for every new game.
+        if self.num_players > 1:
+            for i in np.flatnonzero(sel):
+                me = self.learner[i]
+                for seat in range(self.num_players):
+                    if seat == me:
+                        self._seat_bot[i, seat] = None
+                        self._kinds[i, seat] = OTHER
+                        continue
+                    spec = self.opponents[seat - (seat > me)]
+                    bot = spec.draw() if _is_pool(spec) else spec
+                    self._seat_bot[i, seat] = bot
+                    self._kinds[i, seat] = _compiled_kind(bot)
         self.ep_return[sel] = 0.0
         self.ep_length[sel] = 0
         self._play_opponents()
@@ -123,19 +140,28 @@ class BatchedSeats:
         if self.num_players == 1:
             return
         b = self.batch
-        rows = np.arange(self.num_envs)
-        kinds = self._kind_of_bot[self._bot_of_seat]
         actions = np.zeros(self.num_envs, dtype=np.int64)
         while True:
-            play_compiled_bots(b, self.learner, kinds, self.bot_rng, self._greedy)
-            need = ~b.done & (b.current != self.learner)
-            if not need.any():
+            play_compiled_bots(b, self.learner, self._kinds, self.bot_rng, self._greedy)
+            need = np.flatnonzero(~b.done & (b.current != self.learner))
+            if need.size == 0:
                 return
-            bot_idx = self._bot_of_seat[rows, b.current]
+            on_turn = self._seat_bot[need, b.current[need]]
             actions[:] = 0
-            for i in np.flatnonzero(need):  # per-game fallback for bots without a compiled path
-                actions[i] = act_on_game(self.opponents[bot_idx[i]], b.to_game(i))
-            b.step(actions, active=need)
+            groups: dict[int, list[int]] = {}
+            for i, bot in zip(need.tolist(), on_turn):
+                groups.setdefault(id(bot), []).append(i)
+            for rows in groups.values():
+                bot = self._seat_bot[rows[0], b.current[rows[0]]]
+                if callable(getattr(bot, "act_batch", None)):
+                    idx = np.array(rows, dtype=np.int64)
+                    actions[idx] = np.asarray(bot.act_batch(b, idx), dtype=np.int64)
+                else:  # per-game fallback for bots without a compiled or batched path
+                    for i in rows:
+                        actions[i] = act_on_game(bot, b.to_game(i))
+            active = np.zeros(self.num_envs, dtype=np.bool_)
+            active[need] = True
+            b.step(actions, active=active)
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Learner moves (where ``active``), opponents reply; returns ``(rewards, ended)``.
@@ -186,6 +212,11 @@ class BatchedSeats:
 
     def learner_scores(self) -> np.ndarray:
         return self.batch.scores[np.arange(self.num_envs), self.learner].copy()
+
+
+def _is_pool(spec: Any) -> bool:
+    """An opponent pool: draws a bot per game (``draw()``) instead of playing itself."""
+    return callable(getattr(spec, "draw", None)) and not callable(getattr(spec, "act", None))
 
 
 def _compiled_kind(bot: Bot) -> int:

@@ -5,6 +5,7 @@
 SB3's conventions: a finished game is reset in the same step, its last
 observation is in ``infos[i]["terminal_observation"]`` and its statistics in
 ``infos[i]["episode"] = {"r": return, "l": length, "t": seconds, "score": final score}``
+(plus ``infos[i]["scores"]``, every seat's final score, and ``infos[i]["seat"]``, the learner's)
 (what ``VecMonitor`` would write, so SB3 logs ``rollout/ep_rew_mean`` and
 ``ep_len_mean``; :class:`EpisodeScoreCallback` adds ``rollout/ep_score_mean``).
 ``env_method("action_masks")`` returns the per-game legal masks, so
@@ -90,6 +91,7 @@ class ShelfieVecEnv(VecEnv):
             idx = np.flatnonzero(ended)
             final_obs = core.batch.observe(core.learner)
             scores = core.learner_scores()
+            all_scores = core.batch.scores
             t = round(time.time() - self._t0, 6)
             for i in idx:  # only the games that ended get dicts filled
                 infos[i]["terminal_observation"] = final_obs[i]
@@ -100,6 +102,8 @@ class ShelfieVecEnv(VecEnv):
                     "score": int(scores[i]),
                 }
                 infos[i]["score"] = int(scores[i])
+                infos[i]["scores"] = [int(v) for v in all_scores[i]]
+                infos[i]["seat"] = int(core.learner[i])
                 infos[i]["TimeLimit.truncated"] = False
             core.reset_games(ended)
         return core.observe(), rewards.astype(np.float32), ended.copy(), infos

@@ -199,3 +199,43 @@ def test_dagger_records_only_the_learners_positions_with_teacher_labels():
     # the recorded player is the one on turn: its on-turn flag is the first relative seat
     on_turn = dag["obs"][:, 50 * 2 + 60]
     assert (on_turn == 1.0).all()
+
+
+def test_batched_training_run_uses_the_pool_and_resumes(tmp_path):
+    run_dir = tmp_path / "b"
+    args = ["--batched", "--n-envs", "8", "--n-steps", "64", "--bc-games", "0", "--total-steps", "1024"]
+    assert train_cli.run(_args(*args, "--run-dir", str(run_dir))) == 0
+    card = load_card(run_dir / "latest.zip", num_players=2)
+    assert card["config"]["batched"] is True and card["steps"] >= 1024
+    with np.load(run_dir / "pool.npz") as data:
+        assert len(data["tags"]) >= 3  # the initial network and snapshots every 256 steps
+    assert train_cli.run(_args(*args[:-1], "2048", "--resume", "--run-dir", str(run_dir))) == 0
+    assert load_card(run_dir / "latest.zip")["steps"] >= 2048
+
+
+def test_batched_selfplay_rewards_match_the_scalar_shaping():
+    from training.selfplay import batched_selfplay_env
+
+    pool = OpponentPool(opp_random=1.0, opp_greedy=0.0, seed=0)
+    venv = batched_selfplay_env(2, 16, pool, margin_coef=0.1, solo_reward_scale=0.02, seed=4)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    returns = np.zeros(16)
+    finished = 0
+    for _ in range(400):
+        masks = np.stack(venv.env_method("action_masks"))
+        acts = (rng.random(masks.shape) * masks).argmax(axis=1)
+        venv.step_async(acts)
+        _, rewards, dones, infos = venv.step_wait()
+        returns += rewards
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            own = info["scores"][info["seat"]]
+            other = info["scores"][1 - info["seat"]]
+            rank = float(np.sign(own - other))
+            assert rewards[i] == pytest.approx(rank + 0.1 * (own - other) / 50, abs=1e-6)
+            assert info["win"] == float(own > other) == info["episode"]["win"]
+            assert info["episode"]["r"] == pytest.approx(returns[i], abs=1e-5)
+            returns[i] = 0.0
+            finished += 1
+    assert finished > 10

@@ -296,3 +296,110 @@ def test_make_vec_builds_the_batched_envs() -> None:
     assert isinstance(sync, gym.vector.SyncVectorEnv)
     with pytest.raises(ValueError, match="render_mode='ansi'"):
         gym.make_vec("shelfie/Versus-v0", num_envs=2, render_mode="ansi")
+
+
+def _random_policy(num_players: int = 2, seed: int = 0):  # type: ignore[no-untyped-def]
+    from shelfie_env.checkpoint import NumpyPolicy
+
+    rng = np.random.default_rng(seed)
+    size = 62 * num_players + 60
+    return NumpyPolicy([(rng.normal(size=(size, 32)), rng.normal(size=32)), (rng.normal(size=(32, 120)), rng.normal(size=120))], "tanh")
+
+
+class _PerGamePolicyBot:
+    """A neural opponent asked game by game (no act_batch)."""
+
+    def __init__(self, policy) -> None:  # type: ignore[no-untyped-def]
+        self.policy = policy
+
+    def act_game(self, game: Game) -> int:
+        return self.policy.act(encode(game, game.current), game.legal_mask(), True)
+
+    def act(self, state: dict) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+class _BatchPolicyBot(_PerGamePolicyBot):
+    """The same opponent with a batched path; counts its calls."""
+
+    def __init__(self, policy) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(policy)
+        self.calls = 0
+        self.rows = 0
+
+    def act_batch(self, batch: BatchedGame, rows: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        self.rows += len(rows)
+        obs = batch.observe(batch.current)[rows]
+        return self.policy.act_many(obs, batch.M[rows], True)
+
+
+def test_batch_acting_opponents_play_like_the_per_game_path() -> None:
+    policy = _random_policy()
+    batched = _BatchPolicyBot(policy)
+    envs = [
+        VersusVectorEnv(16, num_players=2, opponents=[bot], seed=3)
+        for bot in (_PerGamePolicyBot(policy), batched)
+    ]
+    obs = [e.reset(seed=3)[0] for e in envs]
+    assert np.array_equal(obs[0], obs[1])
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        acts = _random_legal(envs[0].action_masks(), rng)
+        out = [e.step(acts) for e in envs]
+        for a, b in zip(out[0][:3], out[1][:3]):
+            assert np.array_equal(a, b)
+    assert batched.calls > 0 and batched.rows > 2 * batched.calls  # several games per call
+
+
+class _CyclePool:
+    """A pool that hands out its bots in turn."""
+
+    def __init__(self, bots: list) -> None:
+        self.bots, self.k = bots, 0
+
+    def draw(self):  # type: ignore[no-untyped-def]
+        self.k += 1
+        return self.bots[self.k % len(self.bots)]
+
+
+def test_pool_opponents_are_drawn_again_for_every_game() -> None:
+    from shelfie_env.bots import make
+    from shelfie_env.vector import BatchedSeats
+
+    pool = _CyclePool([make("random"), make("greedy"), _BatchPolicyBot(_random_policy(num_players=3))])
+    core = BatchedSeats(6, num_players=3, opponents=[pool, pool], seed=1)
+    drawn = [core._seat_bot[i, s] for i in range(6) for s in range(3) if s != core.learner[i]]
+    assert pool.k == 12 and all(b is not None for b in drawn)
+    assert {type(b).__name__ for b in drawn} == {"RandomBot", "GreedyBot", "_BatchPolicyBot"}
+    for i in range(6):
+        assert core._seat_bot[i, core.learner[i]] is None
+    rng = np.random.default_rng(2)
+    ended_games = 0
+    for _ in range(400):
+        _, ended = core.step(_random_legal(core.batch.legal_mask(), rng))
+        if ended.any():
+            ended_games += int(ended.sum())
+            before = pool.k
+            core.reset_games(ended)
+            assert pool.k == before + 2 * int(ended.sum())
+    assert ended_games > 0
+
+
+def test_policy_act_many_samples_legal_actions_by_their_probability() -> None:
+    policy = _random_policy(seed=5)
+    obs = np.random.default_rng(1).random((4000, 184)).astype(np.float32)
+    obs[:] = obs[0]
+    masks = np.zeros((4000, 120), dtype=bool)
+    masks[:, [3, 7, 64, 119]] = True
+    acts = policy.act_many(obs, masks, deterministic=False, rng=np.random.default_rng(0))
+    assert set(acts.tolist()) <= {3, 7, 64, 119}
+    z = policy.logits(obs[:1])[0][[3, 7, 64, 119]].astype(np.float64)
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    freq = np.array([(acts == a).mean() for a in (3, 7, 64, 119)])
+    assert np.abs(freq - p).max() < 0.03
+    det = policy.act_many(obs[:5], masks[:5], deterministic=True)
+    assert all(d == policy.act(obs[0], masks[0], True) for d in det)
+    with pytest.raises(ValueError, match="no legal action"):
+        policy.act_many(obs[:2], np.zeros((2, 120), dtype=bool))

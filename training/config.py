@@ -32,6 +32,12 @@ class TrainConfig:
     """Run the envs in worker processes (SubprocVecEnv). Off by default: on a small shared
     CPU one process with a batched policy forward is faster."""
 
+    batched: bool = False
+    """Play the training games on the batched engine (one ``ShelfieVecEnv`` of ``n_envs`` games,
+    compiled ``random``/``greedy`` opponents, snapshots in one forward pass; needs numba) instead
+    of ``n_envs`` scalar envs. Same games, rewards and opponent schedule; use a larger ``n_envs``
+    (e.g. 64) with it."""
+
     n_steps: int = 256
     """Rollout length per env before each update (batch = ``n_envs * n_steps``)."""
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from shelfie_env.bots import act_on_game, available, make
 from shelfie_env.checkpoint import NumpyPolicy
@@ -39,6 +40,11 @@ class SnapshotBot:
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
+
+    def act_batch(self, batch: Any, rows: np.ndarray) -> np.ndarray:
+        """Moves in games ``rows`` of a :class:`~shelfie_env.batched.BatchedGame` (vector envs)."""
+        obs = batch.observe(batch.current)[rows]
+        return self.policy.act_many(obs, batch.M[rows], self.deterministic, self.rng)
 
 
 class PoolSeat:
@@ -81,11 +87,18 @@ class OpponentPool:
         self.opp_greedy = opp_greedy if self.greedy is not None else 0.0
         self.snapshot_deterministic = snapshot_deterministic
         self.snapshots: list[tuple[str, NumpyPolicy]] = []
+        self._bots: dict[str, SnapshotBot] = {}
 
     def add_snapshot(self, policy: NumpyPolicy, tag: str) -> None:
         """Add a frozen policy; drop the oldest beyond ``pool_size``."""
         self.snapshots.append((tag, policy))
         del self.snapshots[: -self.pool_size]
+        kept = {t for t, _ in self.snapshots}
+        self._bots = {t: b for t, b in self._bots.items() if t in kept}
+
+    def draw(self) -> Any:
+        """:meth:`sample` under the pool protocol of the batched vector envs."""
+        return self.sample()
 
     def sample(self) -> Any:
         """One opponent bot according to the schedule (module docstring)."""
@@ -98,7 +111,10 @@ class OpponentPool:
             tag, pol = self.snapshots[-1]
         else:
             tag, pol = self.snapshots[int(self.rng.integers(len(self.snapshots) - 1))]
-        return SnapshotBot(pol, self.snapshot_deterministic, self.rng, tag)
+        bot = self._bots.get(tag)
+        if bot is None or bot.policy is not pol:  # one bot object per snapshot (batched envs group by it)
+            bot = self._bots[tag] = SnapshotBot(pol, self.snapshot_deterministic, self.rng, tag)
+        return bot
 
     def state(self) -> dict[str, Any]:
         """Arrays for ``np.savez`` (snapshots only), to resume a run."""
@@ -110,7 +126,7 @@ class OpponentPool:
 
     def load_state(self, data: Any) -> None:
         """Inverse of :meth:`state`."""
-        self.snapshots = []
+        self.snapshots, self._bots = [], {}
         for i, tag in enumerate(data["tags"]):
             prefix = f"s{i}_"
             sub = {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
@@ -188,3 +204,78 @@ class SelfPlayEnv(gym.Wrapper):
             info["win"] = float(own > best)
             info["opponents"] = [s.tag for s in self.seats]
         return obs, float(reward), terminated, truncated, info
+
+
+def batched_selfplay_env(
+    players: int,
+    n_envs: int,
+    pool: OpponentPool | None,
+    margin_coef: float,
+    solo_reward_scale: float,
+    seed: int | None,
+) -> Any:
+    """The same training games as ``n_envs`` :class:`SelfPlayEnv`, on the batched engine.
+
+    One :class:`~shelfie_env.vector_sb3.ShelfieVecEnv` steps all games in
+    compiled code; every opponent seat draws its bot from ``pool`` at every
+    game start (``random`` and ``greedy`` play compiled, snapshots in one
+    numpy forward pass per call); rewards are shaped as in :class:`SelfPlayEnv`.
+    Needs the ``fast`` extra (numba).
+    """
+    from shelfie_env.vector_sb3 import ShelfieVecEnv
+
+    if players > 1 and pool is None:
+        raise ValueError("multiplayer training needs an opponent pool")
+    core = ShelfieVecEnv(
+        n_envs,
+        num_players=players,
+        seat=None,
+        opponents=[pool] * (players - 1) if players > 1 else (),
+        reward_mode="rank",
+        seed=seed,
+    )
+    return SelfPlayVecEnv(core, pool, margin_coef, solo_reward_scale)
+
+
+class SelfPlayVecEnv(VecEnvWrapper):
+    """Reward shaping, ``win`` statistics and snapshot forwarding around a ``ShelfieVecEnv``
+    (see :func:`batched_selfplay_env`)."""
+
+    def __init__(self, venv: Any, pool: OpponentPool | None, margin_coef: float, solo_scale: float) -> None:
+        super().__init__(venv)
+        self.pool, self.margin_coef, self.solo_scale = pool, margin_coef, solo_scale
+        self.players = venv.core.num_players
+        self._shaped = np.zeros(venv.num_envs)
+
+    def reset(self) -> np.ndarray:
+        self._shaped[:] = 0.0
+        return self.venv.reset()
+
+    def step_wait(self) -> Any:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        rewards = rewards.astype(np.float64)
+        if self.players == 1:
+            rewards *= self.solo_scale
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            if self.players > 1:
+                scores, seat = info["scores"], info["seat"]
+                own, best = scores[seat], max(scores[:seat] + scores[seat + 1 :])
+                rewards[i] += self.margin_coef * (own - best) / 50.0
+                info["win"] = info["episode"]["win"] = float(own > best)
+        self._shaped += rewards
+        for i in np.flatnonzero(dones):
+            infos[i]["episode"]["r"] = float(self._shaped[i])
+            self._shaped[i] = 0.0
+        return obs, rewards.astype(np.float32), dones, infos
+
+    def add_snapshot(self, policy: NumpyPolicy, tag: str) -> None:
+        """Add a frozen learner to the (single, shared) opponent pool."""
+        if self.pool is not None:
+            self.pool.add_snapshot(policy, tag)
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list:
+        if method_name == "add_snapshot":
+            self.add_snapshot(*args, **kwargs)
+            return [None] * (self.num_envs if indices is None else len(list(indices)))
+        return self.venv.env_method(method_name, *args, indices=indices, **kwargs)

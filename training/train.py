@@ -78,9 +78,24 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from .selfplay import OpponentPool, SelfPlayEnv
+    from .selfplay import OpponentPool, SelfPlayEnv, batched_selfplay_env
 
     pools: list[OpponentPool] = []
+    if cfg.batched:
+        seed = cfg.seed * 1000 + seed_offset
+        pool = None
+        if cfg.players > 1:
+            pool = OpponentPool(
+                cfg.opp_random,
+                cfg.opp_greedy,
+                cfg.opp_latest,
+                cfg.pool_size,
+                cfg.snapshot_deterministic,
+                seed=seed,
+            )
+        venv = batched_selfplay_env(cfg.players, cfg.n_envs, pool, cfg.margin_coef, cfg.solo_reward_scale, seed)
+        venv.seed(seed)
+        return venv, (pool.state if pool is not None else dict)
 
     def factory(i: int):
         def make_env():
@@ -111,6 +126,13 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
         return pools[0].state()
 
     return venv, pool_state
+
+
+def opponent_pools(venv: Any) -> list:
+    """The opponent pools of a training VecEnv (one per scalar env, or the batched env's one)."""
+    if getattr(venv, "pool", None) is not None:
+        return [venv.pool]
+    return [env.get_wrapper_attr("pool") for env in getattr(venv, "envs", [])]
 
 
 def train(cfg: TrainConfig, resume: bool = False) -> Path:
@@ -170,8 +192,8 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         pool_file = run_dir / "pool.npz"
         if cfg.players > 1 and pool_file.is_file() and not cfg.subproc:
             with np.load(pool_file) as data:
-                for env in venv.envs:
-                    env.get_wrapper_attr("pool").load_state(data)
+                for pool in opponent_pools(venv):
+                    pool.load_state(data)
         print(f"resumed {latest} at {model.num_timesteps} steps", flush=True)
     else:
         act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
@@ -213,7 +235,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     ]
     if cfg.players > 1:
         callbacks.insert(0, SelfPlayCallback(cfg.snapshot_every))
-        if resume and any(env.get_wrapper_attr("pool").snapshots for env in getattr(venv, "envs", [])):
+        if resume and any(pool.snapshots for pool in opponent_pools(venv)):
             callbacks[0]._last = model.num_timesteps
     remaining = cfg.total_steps - model.num_timesteps
     if remaining > 0:
