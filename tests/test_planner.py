@@ -338,6 +338,26 @@ def test_last_turn_value_exact_cases() -> None:
     assert last_turn_value(pts, 0b111, 0) >= last_turn_value(pts, 0b11, 0) > last_turn_value(pts, 0, 0) > 0
 
 
+def test_last_turn_edge_exact_cases() -> None:
+    from shelfie_env.planner.last_turn import last_turn_edge
+    from shelfie_env.scoring import FULL
+
+    pts = tuple(tuple(r) for r in DEFAULT_POINTS)
+    # As above: the rival ends on 6 points if a plant (or six jokers) comes in three rolls, else 0.
+    circled = 0b00110
+    crossed = FULL & ~circled & ~1
+    fail = (5 / 6) ** 6 - (1 / 6) ** 6
+    hit = 1 - fail**3
+    assert last_turn_edge(pts, circled, crossed, 7.0) == pytest.approx(1.0)  # it cannot pass 7
+    assert last_turn_edge(pts, circled, crossed, 6.0) == pytest.approx(1 - hit)  # ties when it hits
+    assert last_turn_edge(pts, circled, crossed, 3.0) == pytest.approx((1 - hit) - hit)
+    assert last_turn_edge(pts, circled, crossed, -1.0) == pytest.approx(-1.0)
+    # Monotone in our score, and within [-1, 1].
+    edges = [last_turn_edge(pts, 0b111, 0, float(t)) for t in range(0, 80, 5)]
+    assert all(-1 - 1e-12 <= e <= 1 + 1e-12 for e in edges)
+    assert edges == sorted(edges) and edges[0] < 0 < edges[-1]
+
+
 def test_stuck_probability_exact_cases() -> None:
     from shelfie_env.planner.stuck import stuck_probability
     from shelfie_env.scoring import FULL

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..engine import CIRCLE, REROLL, Game
 from ..scoring import COL_MASKS, FULL, ROW_MASKS
-from .last_turn import last_turn_value
+from .last_turn import last_turn_edge, last_turn_value
 from .lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
 from .stuck import stuck_probability
 
@@ -380,9 +380,26 @@ class Context:
                 # Turns still to play by both: the spread of the final margin grows with them.
                 later = 1.0 if q > self.player else 0.0
                 turns = np.where(triggered, later, 2.0 * self.rounds + later)
-                margin = self.weights.margin_scale * np.tanh(margin / (sigma * np.sqrt(turns + 0.5)))
+                raw = margin
+                margin = self.weights.margin_scale * np.tanh(raw / (sigma * np.sqrt(turns + 0.5)))
+                if self.weights.exact_last_turn and triggered.any():
+                    margin[triggered] = self._end_edge(q, me[triggered], raw[triggered], x[triggered])
             total += margin
         return total / len(self.rivals), triggered
+
+    def _end_edge(self, q: int, mine: np.ndarray, raw: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+        """Win-chance values of placements that end our game (``sigma`` mode), exactly.
+
+        Our final score is ``mine``. A rival seated later plays one last turn
+        maximising its score (:func:`last_turn_edge`); an earlier one is done,
+        so the sign of the margin decides. ``margin_scale * (P(win) - P(loss))``,
+        the margin breaking ties."""
+        if q < self.player:
+            edge = np.sign(raw)
+        else:
+            pts, circ = self.game.table.points, self.game.circled[q]
+            edge = np.array([last_turn_edge(pts, circ, int(x), float(m)) for x, m in zip(crossed, mine)])
+        return self.weights.margin_scale * edge + 0.001 * raw
 
     def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
         """Values after circling each set of cells (masks of free cells)."""
