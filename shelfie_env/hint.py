@@ -7,8 +7,11 @@ highest planner value, best first::
     [{"action": 93, "name": "circle trophy #4", "value": 11.2,
       "reason": "completes column 4 (locks it for rivals); then circle cat #1"}, ...]
 
-``value`` is the planner's expected value of the action (with rivals: the
-expected final score margin over them; solo: the expected final score).
+``value`` is the planner's expected value of the action: solo, the expected
+final score; with rivals, its win-chance scale (``10 * (P(win) - P(loss))``
+roughly, ``50 * (...)`` exactly in the game's last turn). The reasons say it
+in words: ``EV 171.2`` solo, ``win chance ~63.4%`` (the planner's estimate) against one rival,
+``rank edge +0.21`` (expected rank reward) against several.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .actions import (
 )
 from .engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
 from .planner.dice import TRANSITION, counts_of, keep_index_of_reroll
-from .planner.evaluation import Context, Weights
+from .planner.evaluation import FINAL_TURN_SCALE, Context, Weights
 from .planner.search import action_values, best_continuation, circle_outcome, placement_values, ranked_actions
 from .scoring import COL_MASKS, ROW_MASKS
 
@@ -87,6 +90,16 @@ class _Explainer:
         self.ctx = Context(game, weights)
         self._choice: np.ndarray | None = None
 
+    def _ev(self, value: float) -> str:
+        """The value in words: expected points alone, else the win chance it stands for."""
+        ctx, w = self.ctx, self.ctx.weights
+        if not ctx.rivals or (w.sigma <= 0 and not ctx.final_turn):
+            return f"EV {value:.1f}"
+        edge = min(1.0, max(-1.0, value / (FINAL_TURN_SCALE if ctx.final_turn else w.margin_scale)))
+        if len(ctx.rivals) == 1:
+            return f"win chance ~{(1 + edge) / 2:.1%}"
+        return f"rank edge {edge:+.2f}"
+
     def __call__(self, action: int, value: float) -> str:
         g = self.game
         if g.phase == REROLL:
@@ -104,7 +117,7 @@ class _Explainer:
         if action == STOP:
             choice = int(self._choice[_final_index(dice)])
             plan = ", ".join(_cell_name(r, c) for r, c in _cells(choice)) if choice else "a cross-out"
-            return f"keeps these dice and plays {plan} (EV {value:.1f})"
+            return f"keeps these dice and plays {plan} ({self._ev(value)})"
         keep = keep_index_of_reroll(dice, action)
         kept = [0] * 6
         for i, d in enumerate(dice):
@@ -120,7 +133,7 @@ class _Explainer:
             likely = int(cell_p.argmax())
             return (
                 f"rerolls all six dice; the likeliest play is {_cell_name(*divmod(likely, 5))} "
-                f"({cell_p[likely]:.0%} next roll) (EV {value:.1f})"
+                f"({cell_p[likely]:.0%} next roll) ({self._ev(value)})"
             )
         target = self._target(kept, cell_p)
         aim = (
@@ -128,7 +141,7 @@ class _Explainer:
             if target >= 0
             else ""
         )
-        return f"keeps {_dice_words(kept)}, rerolls {rolled}{aim} (EV {value:.1f})"
+        return f"keeps {_dice_words(kept)}, rerolls {rolled}{aim} ({self._ev(value)})"
 
     def _target(self, kept: list[int], cell_p: np.ndarray) -> int:
         """The cell the keep chases: likely, and needing more dice than are kept."""
@@ -145,7 +158,7 @@ class _Explainer:
     def _circle(self, action: int, value: float) -> str:
         g, ctx = self.game, self.ctx
         if action == END_TURN:
-            return f"stops circling: another circle would not raise the value (EV {value:.1f})"
+            return f"stops circling: another circle would not raise the value ({self._ev(value)})"
         rest, bit = circle_outcome(g, action)
         _, best = best_continuation(ctx, bit, rest, MAX_CIRCLES - g.circles - 1)
         r, c = divmod(bit.bit_length() - 1, 5)
@@ -154,7 +167,7 @@ class _Explainer:
         words = [f"{SYMBOLS[r]} #{c + 1} is worth {g.points[r][c]} points"] if not notes else notes
         if extra:
             words.append("then circle " + " and ".join(extra))
-        return "; ".join(words) + f" (EV {value:.1f})"
+        return "; ".join(words) + f" ({self._ev(value)})"
 
     def _line_notes(self, before: int, after: int, r: int, c: int) -> list[str]:
         notes = []
@@ -178,7 +191,7 @@ class _Explainer:
         ends = ""
         if not g.end_triggered and full_rows(ctx.circled | crossed) >= 2:
             ends = "; triggers the end of the game"
-        return f"nothing can be circled: crossing the {SYMBOL_PLURALS[r]} loses {lost} free cell(s){ends} (EV {value:.1f})"
+        return f"nothing can be circled: crossing the {SYMBOL_PLURALS[r]} loses {lost} free cell(s){ends} ({self._ev(value)})"
 
 
 def _final_index(dice: list[int]) -> int:

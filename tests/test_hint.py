@@ -96,3 +96,10 @@ def test_hints_over_random_positions_are_legal() -> None:
         assert all(h["action"] in game.legal_actions() for h in hints)
         game.step(other.act_game(game) if rng.random() < 0.5 else hints[0]["action"])
         n += 1
+
+
+@pytest.mark.parametrize(("players", "words"), [(1, "(EV "), (2, "(win chance ~"), (3, "(rank edge ")])
+def test_reasons_state_the_value_in_the_units_of_the_game(players: int, words: str) -> None:
+    game = Game.new(players, rng=11)
+    for h in hint(game, k=3):
+        assert h["reason"].endswith(")") and words in h["reason"], h

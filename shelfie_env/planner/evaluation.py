@@ -25,11 +25,18 @@ will still be circled with probability
   of a line we complete become crossed, which lowers ``E_rival``; the lines we
   may still complete cost each rival ``sum_L P(we complete L) * loss_L``.
 
-With ``rival_weight = 1`` and two players the value is the expected final
-score difference; solo it is the expected final score. Optional terms
-(``Weights``): a next-turn forced-cross look-ahead (``stuck``), tempo
-interpolation (``tempo``) and a win-chance transform (``sigma``), all off by
-default because arena runs against ``greedy`` showed no gain.
+With ``rival_weight = 1`` each rival's term starts as the expected final
+score difference; solo the value is the expected final score. Against rivals
+that margin is then turned into a win chance (``sigma``, on by default):
+``margin_scale * tanh(margin / (sigma * sqrt(turns left to both + 0.5)))``,
+since what counts is finishing ahead, and the spread of the final margin grows
+with the turns still to play. Placements that end our game get their exact
+value instead: ``margin_scale * (P(win) - P(loss))`` against a later rival's
+score-maximising last turn (:func:`.last_turn.last_turn_edge`), the sign of the
+margin against earlier ones; in the game's very last turn ``50 * sign``.
+Optional terms (``Weights``), off by default because arena runs against
+``greedy`` showed no gain: a next-turn forced-cross look-ahead (``stuck``) and
+tempo interpolation (``tempo``).
 """
 
 from __future__ import annotations
@@ -77,9 +84,11 @@ class Weights:
     """``deep`` in solo games, where it is worth about +30 points (140 -> 171 mean score)."""
     tempo: bool = False
     """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
-    sigma: float = 0.0
+    sigma: float = 14.0
     """Win-chance mode when > 0: each rival margin m becomes ``margin_scale * tanh(m / (sigma *
-    sqrt(turns left to both + 0.5)))`` (close to the expected rank reward); 0 keeps the raw margin."""
+    sqrt(turns left to both + 0.5)))`` (close to the expected rank reward); 0 keeps the raw margin.
+    14 won 68.95% / 68.65% against ``greedy`` (2,000 games on each of two seed sets) where 0 won
+    67.35% / 67.35%."""
     margin_scale: float = 10.0
     """Scale of the win-chance value (only a unit: it keeps values in points-like ranges)."""
     lockout: float = 1.0
