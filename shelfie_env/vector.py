@@ -148,11 +148,10 @@ class BatchedSeats:
                 return
             on_turn = self._seat_bot[need, b.current[need]]
             actions[:] = 0
-            groups: dict[int, list[int]] = {}
+            groups: dict[int, tuple[Any, list[int]]] = {}
             for i, bot in zip(need.tolist(), on_turn):
-                groups.setdefault(id(bot), []).append(i)
-            for rows in groups.values():
-                bot = self._seat_bot[rows[0], b.current[rows[0]]]
+                groups.setdefault(id(bot), (bot, []))[1].append(i)
+            for bot, rows in groups.values():
                 if callable(getattr(bot, "act_batch", None)):
                     idx = np.array(rows, dtype=np.int64)
                     actions[idx] = np.asarray(bot.act_batch(b, idx), dtype=np.int64)

@@ -133,6 +133,12 @@ class OpponentPool:
             self.snapshots.append((str(tag), NumpyPolicy.from_state(sub)))
 
 
+def end_shaping(scores: list[int], seat: int, margin_coef: float) -> tuple[float, float]:
+    """At game end: the shaping bonus ``margin_coef * (own - best rival) / 50`` and the win (1.0 or 0.0)."""
+    own, best = scores[seat], max(scores[:seat] + scores[seat + 1 :])
+    return margin_coef * (own - best) / 50.0, float(own > best)
+
+
 class SelfPlayEnv(gym.Wrapper):
     """The learner's view for training: ``shelfie/Versus-v0`` with pool opponents, or ``Solo-v0``.
 
@@ -198,10 +204,8 @@ class SelfPlayEnv(gym.Wrapper):
         if self.players == 1:
             reward *= self.solo_reward_scale
         elif terminated:
-            scores, seat = info["scores"], info["seat"]
-            own, best = scores[seat], max(scores[:seat] + scores[seat + 1 :])
-            reward += self.margin_coef * (own - best) / 50.0
-            info["win"] = float(own > best)
+            bonus, info["win"] = end_shaping(info["scores"], info["seat"], self.margin_coef)
+            reward += bonus
             info["opponents"] = [s.tag for s in self.seats]
         return obs, float(reward), terminated, truncated, info
 
@@ -256,16 +260,15 @@ class SelfPlayVecEnv(VecEnvWrapper):
         rewards = rewards.astype(np.float64)
         if self.players == 1:
             rewards *= self.solo_scale
+        self._shaped += rewards
         for i in np.flatnonzero(dones):
             info = infos[i]
             if self.players > 1:
-                scores, seat = info["scores"], info["seat"]
-                own, best = scores[seat], max(scores[:seat] + scores[seat + 1 :])
-                rewards[i] += self.margin_coef * (own - best) / 50.0
-                info["win"] = info["episode"]["win"] = float(own > best)
-        self._shaped += rewards
-        for i in np.flatnonzero(dones):
-            infos[i]["episode"]["r"] = float(self._shaped[i])
+                bonus, win = end_shaping(info["scores"], info["seat"], self.margin_coef)
+                rewards[i] += bonus
+                self._shaped[i] += bonus
+                info["win"] = info["episode"]["win"] = win
+            info["episode"]["r"] = float(self._shaped[i])
             self._shaped[i] = 0.0
         return obs, rewards.astype(np.float32), dones, infos
 

@@ -80,19 +80,17 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
 
     from .selfplay import OpponentPool, SelfPlayEnv, batched_selfplay_env
 
+    def new_pool(seed: int) -> OpponentPool | None:
+        if cfg.players == 1:
+            return None
+        return OpponentPool(
+            cfg.opp_random, cfg.opp_greedy, cfg.opp_latest, cfg.pool_size, cfg.snapshot_deterministic, seed=seed
+        )
+
     pools: list[OpponentPool] = []
     if cfg.batched:
         seed = cfg.seed * 1000 + seed_offset
-        pool = None
-        if cfg.players > 1:
-            pool = OpponentPool(
-                cfg.opp_random,
-                cfg.opp_greedy,
-                cfg.opp_latest,
-                cfg.pool_size,
-                cfg.snapshot_deterministic,
-                seed=seed,
-            )
+        pool = new_pool(seed)
         venv = batched_selfplay_env(cfg.players, cfg.n_envs, pool, cfg.margin_coef, cfg.solo_reward_scale, seed)
         venv.seed(seed)
         return venv, (pool.state if pool is not None else dict)
@@ -100,16 +98,8 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
     def factory(i: int):
         def make_env():
             seed = cfg.seed * 1000 + seed_offset + i
-            pool = None
-            if cfg.players > 1:
-                pool = OpponentPool(
-                    cfg.opp_random,
-                    cfg.opp_greedy,
-                    cfg.opp_latest,
-                    cfg.pool_size,
-                    cfg.snapshot_deterministic,
-                    seed=seed,
-                )
+            pool = new_pool(seed)
+            if pool is not None:
                 pools.append(pool)
             env = SelfPlayEnv(cfg.players, pool, cfg.margin_coef, cfg.solo_reward_scale, seed=seed)
             return Monitor(env, info_keywords=("win",) if cfg.players > 1 else ())

@@ -21,8 +21,11 @@ from .placements import FEASIBLE, SET_MASKS
 _FRESH = KEEP_INDEX[(0,) * 6]  # keep nothing: the turn's first roll
 
 
+@lru_cache(maxsize=4096)
 def _final_scores(points: tuple[tuple[int, ...], ...], circled: int, crossed: int) -> np.ndarray:
-    """Best final score for each of the 462 final dice multisets (a forced cross changes nothing)."""
+    """Best final score for each of the 462 final dice multisets (a forced cross changes nothing).
+
+    Cached and shared by the callers: treat the array as read-only."""
     zero = line_tables(np.zeros(25), line_points(points))
     free = FULL & ~(circled | crossed)
     now = float(shelf_values(zero, np.array([circled]), np.array([crossed]))[0])
@@ -62,16 +65,8 @@ def last_turn_edge(points: tuple[tuple[int, ...], ...], circled: int, crossed: i
 @lru_cache(maxsize=4096)
 def last_turn_value(points: tuple[tuple[int, ...], ...], circled: int, crossed: int) -> float:
     """Expected final score of a shelf whose owner plays one more whole turn, maximising its score."""
-    zero = line_tables(np.zeros(25), line_points(points))
-    free = FULL & ~(circled | crossed)
-    now = float(shelf_values(zero, np.array([circled]), np.array([crossed]))[0])
-    sel = np.flatnonzero((SET_MASKS & ~free) == 0)
-    if sel.size == 0:
-        return now
-    sets = SET_MASKS[sel]
-    scores = shelf_values(zero, circled | sets, np.full(sets.shape, crossed))
-    feas = FEASIBLE[:, sel]
-    v0 = np.where(feas, scores[None, :], -np.inf).max(axis=1)
-    v0[~feas.any(axis=1)] = now  # a forced cross-out never changes the score
+    v0 = _final_scores(points, circled, crossed)
+    if v0.min() == v0.max():  # nothing to roll for (no free cell): the score as it stands
+        return float(v0[0])
     v2 = best_keep_value(expected_after_roll(best_keep_value(expected_after_roll(v0))))
     return float(TRANSITION[_FRESH] @ v2)
