@@ -239,3 +239,60 @@ def test_batched_selfplay_rewards_match_the_scalar_shaping():
             returns[i] = 0.0
             finished += 1
     assert finished > 10
+
+
+def test_planner_teacher_records_its_action_values():
+    from shelfie_env.planner.search import ranked_actions
+    from training.bc import record_games
+
+    data = record_games(2, 1, "planner", seed=3, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
+    values, masks, acts = data["values"], data["masks"], data["actions"]
+    assert values.shape == masks.shape and len(acts) > 10
+    assert (values[~masks] == 0).all()
+    for v, m, a in zip(values, masks, acts):
+        legal = np.flatnonzero(m)
+        # the recorded label is the planner's best action under the recorded values
+        assert ranked_actions({int(i): float(v[i]) for i in legal})[0] == a
+    # greedy reports no values: no "values" key
+    assert "values" not in record_games(2, 1, "greedy", 3, 0.9, 0.0, 0.0)
+
+
+def test_soft_targets_are_a_softmax_over_the_legal_actions():
+    from training.bc import soft_targets
+
+    values = np.array([[1.0, 0.5, 9.0, 0.0], [0.0, 0.0, 0.0, 2.0]], np.float32)
+    masks = np.array([[True, True, False, True], [False, True, True, False]])
+    p = soft_targets(values, masks, tau=0.5)
+    assert np.allclose(p.sum(axis=1), 1.0) and (p[~masks] == 0).all()
+    assert p[0, 0] > p[0, 1] > p[0, 3] > 0
+    assert np.isclose(p[0, 0] / p[0, 1], np.exp(1.0))  # a gap of tau is a factor e
+    assert np.allclose(p[1, 1:3], 0.5)
+    sharp = soft_targets(values, masks, tau=1e-3)
+    assert np.isclose(sharp[0, 0], 1.0)
+    with pytest.raises(ValueError, match="tau"):
+        soft_targets(values, masks, tau=0.0)
+
+
+def test_soft_cloning_fits_the_teacher_and_needs_values():
+    from sb3_contrib import MaskablePPO
+
+    from training.bc import clone, record_games
+    from training.selfplay import SelfPlayEnv
+
+    data = record_games(2, 3, "planner", seed=5, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv(players=2), policy_kwargs={"net_arch": [64]}, seed=0)
+    first = clone(model, data, epochs=1, tau=0.05, seed=0, log=lambda *_: None)
+    last = clone(model, data, epochs=30, lr=3e-3, tau=0.05, seed=0, log=lambda *_: None)
+    assert last["bc_val_cross_entropy"] < first["bc_val_cross_entropy"]
+    without = {k: v for k, v in data.items() if k != "values"}
+    with pytest.raises(ValueError, match="action values"):
+        clone(model, without, epochs=1, tau=0.05, log=lambda *_: None)
+
+
+def test_soft_targets_with_a_teacher_without_values_fail_clearly(tmp_path):
+    with pytest.raises(ValueError, match="bc_soft_tau"):
+        train_cli.run(
+            _args("--total-steps", "256", "--run-dir", str(tmp_path / "r"), "--bc-soft-tau", "0.1")
+        )
+    with pytest.raises(ValueError, match="bc_soft_tau"):
+        TrainConfig(bc_soft_tau=-1.0)

@@ -13,6 +13,12 @@ With ``bc_dagger_rounds > 0`` each round then lets the cloned network play
 network reached with the teacher's choice, adds them to the data and fits
 again (DAgger): the network also learns what the teacher would do in the
 positions its own mistakes lead to.
+
+A teacher that reports its value of every legal action (the ``planner``'s
+``action_values_game``) also gets those values recorded (``values``, 0 where
+illegal). With ``tau > 0`` :func:`clone` then fits the actor to
+``softmax(values / tau)`` over the legal actions (distillation): the network
+learns how much worse each alternative is, not only which move is best.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import numpy as np
 from shelfie_env.bots import act_on_game, make
 from shelfie_env.engine import Game
 from shelfie_env.observation import encode
+from shelfie_env.planner import best_action
 
 
 def record_games(
@@ -45,10 +52,13 @@ def record_games(
     others; only the learner's decisions are recorded, each labelled with what
     the teacher would have played there (DAgger). ``returns`` are the recorded
     mover's discounted rewards as :class:`training.selfplay.SelfPlayEnv` gives them.
+    When the teacher reports action values (``action_values_game``) they are
+    recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions).
     """
     bot = make(teacher)
+    valued = hasattr(bot, "action_values_game")
     rng = np.random.default_rng(seed)
-    obs, masks, acts, rets = [], [], [], []
+    obs, masks, acts, rets, vals = [], [], [], [], []
     for i in range(games):
         game = Game.new(players, rng=rng)
         learner_seat = i % players if learner is not None else -1
@@ -56,13 +66,21 @@ def record_games(
         step_rewards: list[float] = []
         while not game.over:
             p = game.current
-            label = act_on_game(bot, game)
+            if valued:
+                values = bot.action_values_game(game)
+                label = best_action(values)
+            else:
+                label = act_on_game(bot, game)
             play = act_on_game(learner, game) if p == learner_seat else label
             if learner is None or p == learner_seat:
                 obs.append(encode(game, p))
                 masks.append(game.legal_mask().astype(bool))
                 acts.append(label)
                 movers.append(p)
+                if valued:
+                    row = np.zeros(120, np.float32)
+                    row[list(values)] = list(values.values())
+                    vals.append(row)
             before = game.score(p)
             game.step(play)
             if learner is None or p == learner_seat:
@@ -84,12 +102,15 @@ def record_games(
             g = final[p] if nxt[p] is None else gamma * nxt[p]
             out[k] = nxt[p] = step_rewards[k] + g
         rets.extend(out)
-    return {
+    out_data = {
         "obs": np.asarray(obs, np.float32).reshape(-1, len(encode(Game.new(players, rng=0), 0))),
         "masks": np.asarray(masks, bool).reshape(-1, 120),
         "actions": np.asarray(acts, np.int64),
         "returns": np.asarray(rets, np.float32),
     }
+    if valued:
+        out_data["values"] = np.asarray(vals, np.float32).reshape(-1, 120)
+    return out_data
 
 
 def teacher_data(
@@ -106,8 +127,18 @@ def teacher_data(
 
 
 def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Concatenate two recorded datasets."""
-    return {k: np.concatenate([a[k], b[k]]) for k in a}
+    """Concatenate two recorded datasets (keys present in both)."""
+    return {k: np.concatenate([a[k], b[k]]) for k in a if k in b}
+
+
+def soft_targets(values: np.ndarray, masks: np.ndarray, tau: float) -> np.ndarray:
+    """``softmax(values / tau)`` over the legal actions of each row (0 elsewhere)."""
+    if tau <= 0:
+        raise ValueError(f"tau must be > 0, got {tau}")
+    z = np.where(masks, values.astype(np.float64) / tau, -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def clone(
@@ -118,13 +149,20 @@ def clone(
     lr: float = 1e-3,
     seed: int = 0,
     log: Any = print,
+    tau: float = 0.0,
 ) -> dict[str, float]:
     """Fit ``model.policy`` (actor: cross-entropy, critic: MSE) on teacher data.
 
+    With ``tau > 0`` the actor's target is :func:`soft_targets` of the recorded
+    ``values`` instead of the teacher's action (the data must hold ``values``).
     5% of the decisions are held out; the step size falls linearly from ``lr`` to ``lr / 10``.
     Returns the held-out metrics of the last epoch.
     """
     import torch
+
+    if tau > 0 and "values" not in data:
+        raise ValueError("soft targets (tau > 0) need teacher data with action values (teacher 'planner')")
+    soft = torch.as_tensor(soft_targets(data["values"], data["masks"], tau)) if tau > 0 else None
 
     policy = model.policy
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -148,8 +186,14 @@ def clone(
             for group in opt.param_groups:
                 group["lr"] = lr * (1.0 - 0.9 * done / total_batches)
             idx = order[start : start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
-            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
+            if soft is None:
+                values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
+                actor_loss = -log_prob.mean()
+            else:
+                values = policy.predict_values(obs[idx])
+                logits = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
+                actor_loss = -(soft[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            loss = actor_loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)

@@ -111,6 +111,13 @@ class TrainConfig:
     bc_teacher: str = "greedy"
     """Bot imitated by the warm start."""
 
+    bc_soft_tau: float = 0.0
+    """Soft targets (distillation) when > 0 and the teacher reports its action values (the
+    ``planner`` does): the actor is fitted to ``softmax(values / bc_soft_tau)`` over the legal
+    actions instead of the teacher's single choice, so it also learns which moves are nearly as
+    good and which are blunders. A move worse by ``bc_soft_tau`` in the planner's units (about 10 x
+    win-minus-loss chance) gets 1/e of the weight. 0 = the teacher's choice only."""
+
     snapshot_every: int = 100_000
     """Learner steps between two frozen snapshots added to the opponent pool."""
 
@@ -138,7 +145,14 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
-        for name in ("bc_games", "bc_epochs", "bc_dagger_rounds", "bc_dagger_games", "bc_dagger_epochs"):
+        for name in (
+            "bc_games",
+            "bc_epochs",
+            "bc_dagger_rounds",
+            "bc_dagger_games",
+            "bc_dagger_epochs",
+            "bc_soft_tau",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in (

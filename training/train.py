@@ -248,14 +248,21 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
 
+    from shelfie_env.bots import make
+
     from .bc import clone, merge, record_games, teacher_data
 
+    valued = hasattr(make(cfg.bc_teacher), "action_values_game")
+    if cfg.bc_soft_tau > 0 and not valued:
+        raise ValueError(
+            f"bc_soft_tau > 0 needs a teacher that reports action values (planner), not {cfg.bc_teacher!r}"
+        )
     cache = (
         run_dir.parent
         / "teacher"
         / (
             f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
-            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}.npz"
+            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}.npz"
         )
     )
     t0 = time.time()
@@ -278,7 +285,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
         print(
             f"[bc] {len(data['actions'])} teacher decisions in {time.time() - t0:.0f}s -> {cache}", flush=True
         )
-    metrics = clone(model, data, cfg.bc_epochs, seed=cfg.seed)
+    metrics = clone(model, data, cfg.bc_epochs, seed=cfg.seed, tau=cfg.bc_soft_tau)
     for k in range(cfg.bc_dagger_rounds):
         t1 = time.time()
         learner = PPOBot(
@@ -300,7 +307,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
             f"({time.time() - t1:.0f}s)",
             flush=True,
         )
-        metrics = clone(model, data, cfg.bc_dagger_epochs, seed=cfg.seed + k + 1)
+        metrics = clone(model, data, cfg.bc_dagger_epochs, seed=cfg.seed + k + 1, tau=cfg.bc_soft_tau)
     (run_dir / "bc.json").write_text(
         json.dumps(
             {**metrics, "decisions": len(data["actions"]), "seconds": round(time.time() - t0, 1)}, indent=2

@@ -37,12 +37,16 @@ class PlannerBot:
         legal = game.legal_actions()
         if not legal:
             raise ValueError("no legal action: the game is over")
-        self._ctx = turn_context(game, self.weights, self._ctx)
-        values = action_values(game, self.weights, self._ctx)
+        values = self.action_values_game(game)
         action = best_action(values)
         if action not in legal:  # defensive: the search only values legal actions
             raise AssertionError(f"planner chose illegal action {action}")
         return action
+
+    def action_values_game(self, game: Game) -> dict[int, float]:
+        """The planner's value of every legal action in a live game (what :meth:`act_game` maximises)."""
+        self._ctx = turn_context(game, self.weights, self._ctx)
+        return action_values(game, self.weights, self._ctx)
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
