@@ -245,10 +245,9 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
     import numpy as np
 
+    from shelfie_env.bots import make
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
-
-    from shelfie_env.bots import make
 
     from .bc import clone, merge, record_games, teacher_data
 
