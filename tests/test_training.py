@@ -284,6 +284,7 @@ def test_soft_cloning_fits_the_teacher_and_needs_values():
     first = clone(model, data, epochs=1, tau=0.05, seed=0, log=lambda *_: None)
     last = clone(model, data, epochs=30, lr=3e-3, tau=0.05, seed=0, log=lambda *_: None)
     assert last["bc_val_cross_entropy"] < first["bc_val_cross_entropy"]
+    assert last["bc_val_regret"] >= 0.0 and 0.0 <= last["bc_val_top_value"] <= 1.0
     without = {k: v for k, v in data.items() if k != "values"}
     with pytest.raises(ValueError, match="action values"):
         clone(model, without, epochs=1, tau=0.05, log=lambda *_: None)

@@ -156,7 +156,9 @@ def clone(
     With ``tau > 0`` the actor's target is :func:`soft_targets` of the recorded
     ``values`` instead of the teacher's action (the data must hold ``values``).
     5% of the decisions are held out; the step size falls linearly from ``lr`` to ``lr / 10``.
-    Returns the held-out metrics of the last epoch.
+    Returns the held-out metrics of the last epoch; with recorded ``values`` also
+    ``bc_val_regret`` (mean teacher value lost by the network's choice) and
+    ``bc_val_top_value`` (share of choices the teacher values as its best).
     """
     import torch
 
@@ -203,15 +205,29 @@ def clone(
         with torch.no_grad():
             values, log_prob, _ = policy.evaluate_actions(obs[val], acts[val], action_masks=masks[val])
             dist = policy.get_distribution(obs[val], action_masks=masks[val])
-            acc = (dist.distribution.probs.argmax(1) == acts[val]).float().mean()
+            choice = dist.distribution.probs.argmax(1)
+            acc = (choice == acts[val]).float().mean()
             metrics = {
                 "bc_val_cross_entropy": float(-log_prob.mean()),
                 "bc_val_accuracy": float(acc),
                 "bc_val_value_mse": float(torch.nn.functional.mse_loss(values.flatten(), rets[val])),
             }
+            if "values" in data:
+                # What the network's choice costs in the teacher's own values (0 when it picks a
+                # move the teacher values as highly as its own, ties included).
+                teacher = data["values"][val]
+                picked = teacher[np.arange(len(val)), choice.numpy()]
+                best = teacher[np.arange(len(val)), data["actions"][val]]
+                metrics["bc_val_regret"] = float(np.mean(best - picked))
+                metrics["bc_val_top_value"] = float(np.mean(best - picked <= 1e-6))
+        extra = (
+            f", regret {metrics['bc_val_regret']:.4f}, top-valued move {metrics['bc_val_top_value']:.3f}"
+            if "bc_val_regret" in metrics
+            else ""
+        )
         log(
             f"[bc] epoch {epoch + 1}/{epochs}: held-out cross-entropy {metrics['bc_val_cross_entropy']:.3f}, "
-            f"accuracy {metrics['bc_val_accuracy']:.3f}, value mse {metrics['bc_val_value_mse']:.3f} "
+            f"accuracy {metrics['bc_val_accuracy']:.3f}{extra}, value mse {metrics['bc_val_value_mse']:.3f} "
             f"({time.time() - t0:.0f}s)"
         )
     return metrics
