@@ -1,0 +1,119 @@
+"""Probe: can a policy head that sees the *kept multiset* of each reroll imitate the planner better?
+
+    python scripts/keep_head_probe.py runs/teacher/planner_2p_6000g_seed1_g0.995_m0.1_s0.02_q.npz --epochs 6
+
+Reroll ids name positions of the sorted dice (SPEC §6), so a flat 64-logit head
+must work out which faces each id keeps. This trains two actors on the reroll
+decisions of planner teacher data with action values (``--bc-soft-tau`` runs
+cache it under ``runs/teacher/*_q.npz``), both fitted to ``softmax(values / tau)``:
+
+* ``flat``: observation -> 512 -> 512 -> 64 logits (the shape of the shipped policy);
+* ``keep``: observation -> 512 -> 256 embedding, plus a 42-dim one-hot of the
+  face counts each reroll id keeps (6 faces x 0..6 dice) -> one shared scorer
+  -> a logit per id.
+
+and prints, per epoch, on the reroll decisions of ``--heldout-games`` fresh planner
+games: the share of choices the planner values as its best and the mean planner
+value lost (regret). Not part of the package: an experiment for the next policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+DICE = 100  # offset of the sorted-dice one-hot in the 2-player observation (50 * 2)
+
+
+def reroll_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """(obs, masks, values, actions, keep features) of the reroll-phase decisions."""
+    sel = data["masks"][:, :64].any(axis=1)
+    obs, masks = data["obs"][sel], data["masks"][sel][:, :64]
+    values, actions = data["values"][sel][:, :64], data["actions"][sel]
+    faces = obs[:, DICE : DICE + 36].reshape(-1, 6, 6).argmax(axis=2)  # (n, 6) sorted dice
+    rerolled = ((np.arange(64)[:, None] >> np.arange(6)[None, :]) & 1).astype(bool)  # (64, 6)
+    counts = np.stack([(~rerolled[None] & (faces[:, None, :] == f)).sum(axis=2) for f in range(6)], axis=2)
+    feats = np.zeros((len(obs), 64, 42), np.float32)
+    np.put_along_axis(feats, counts + 7 * np.arange(6)[None, None, :], 1.0, axis=2)
+    return obs, masks, values, actions, feats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("teacher", type=Path, help="teacher data .npz with a 'values' array")
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--tau", type=float, default=0.05)
+    parser.add_argument("--heldout-games", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=424242, help="dice seed of the held-out games")
+    args = parser.parse_args(argv)
+    if not args.teacher.is_file():
+        parser.error(f"no teacher data {args.teacher}")
+
+    import torch
+
+    from training.bc import record_games, soft_targets
+
+    with np.load(args.teacher) as f:
+        if "values" not in f.files:
+            parser.error(f"{args.teacher} has no action values (record it with --bc-soft-tau > 0)")
+        train = reroll_rows({k: f[k] for k in f.files})
+    test = reroll_rows(record_games(2, args.heldout_games, "planner", args.seed, 0.995, 0.1, 0.02))
+    print(f"{len(train[0])} reroll decisions to fit, {len(test[0])} held out", flush=True)
+    torch.manual_seed(0)
+    size = train[0].shape[1]
+
+    class Flat(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            t, lin = torch.nn.Tanh, torch.nn.Linear
+            self.net = torch.nn.Sequential(lin(size, 512), t(), lin(512, 512), t(), lin(512, 64))
+
+        def forward(self, obs, keep):  # type: ignore[no-untyped-def]
+            return self.net(obs)
+
+    class Keep(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            t, lin = torch.nn.Tanh, torch.nn.Linear
+            self.embed = torch.nn.Sequential(lin(size, 512), t(), lin(512, 256), t())
+            self.keep = lin(42, 256)
+            self.score = torch.nn.Sequential(t(), lin(256, 128), t(), lin(128, 1))
+
+        def forward(self, obs, keep):  # type: ignore[no-untyped-def]
+            return self.score(self.embed(obs)[:, None, :] + self.keep(keep)).squeeze(-1)
+
+    obs, masks, _, _, feats = (torch.as_tensor(a) for a in train)
+    target = torch.as_tensor(soft_targets(train[2], train[1], args.tau))
+    t_obs, t_masks, t_values, t_actions, t_feats = test
+    rows = np.arange(len(t_actions))
+    for model_cls in (Keep, Flat):
+        net = model_cls()
+        opt = torch.optim.Adam(net.parameters(), 1e-3)
+        rng = np.random.default_rng(0)
+        for epoch in range(args.epochs):
+            t0 = time.time()
+            for batch in np.array_split(rng.permutation(len(obs)), max(1, len(obs) // 512)):
+                logits = net(obs[batch], feats[batch]).masked_fill(~masks[batch], -1e9)
+                loss = -(target[batch] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                logits = net(torch.as_tensor(t_obs), torch.as_tensor(t_feats))
+                choice = logits.masked_fill(~torch.as_tensor(t_masks), -1e9).argmax(dim=1).numpy()
+            regret = t_values[rows, t_actions] - t_values[rows, choice]
+            print(
+                f"{model_cls.__name__.lower():<4} epoch {epoch + 1}: top-valued {np.mean(regret <= 1e-6):.3f}, "
+                f"regret {regret.mean():.4f} ({time.time() - t0:.0f}s)",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
