@@ -25,7 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-DICE = 100  # offset of the sorted-dice one-hot in the 2-player observation (50 * 2)
+from shelfie_env.observation import layout
+
+DICE = {name: start for name, start, _ in layout(2)}["dice_onehot"]  # sorted-dice one-hot
 
 
 def reroll_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:

@@ -56,7 +56,7 @@ def record_games(
     recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions).
     """
     bot = make(teacher)
-    valued = hasattr(bot, "action_values_game")
+    valued = reports_values(bot)
     rng = np.random.default_rng(seed)
     obs, masks, acts, rets, vals = [], [], [], [], []
     for i in range(games):
@@ -113,6 +113,11 @@ def record_games(
     return out_data
 
 
+def reports_values(bot: Any) -> bool:
+    """Whether a teacher bot reports its value of every legal action (``action_values_game``)."""
+    return hasattr(bot, "action_values_game")
+
+
 def teacher_data(
     players: int,
     games: int,
@@ -164,7 +169,6 @@ def clone(
 
     if tau > 0 and "values" not in data:
         raise ValueError("soft targets (tau > 0) need teacher data with action values (teacher 'planner')")
-    soft = torch.as_tensor(soft_targets(data["values"], data["masks"], tau)) if tau > 0 else None
 
     policy = model.policy
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -188,13 +192,15 @@ def clone(
             for group in opt.param_groups:
                 group["lr"] = lr * (1.0 - 0.9 * done / total_batches)
             idx = order[start : start + batch_size]
-            if soft is None:
+            if tau <= 0:
                 values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
                 actor_loss = -log_prob.mean()
             else:
+                # Targets per minibatch: the whole dataset's would be a dense (n, 120) copy.
+                soft = torch.as_tensor(soft_targets(data["values"][idx], masks[idx], tau))
                 values = policy.predict_values(obs[idx])
                 logits = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
-                actor_loss = -(soft[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                actor_loss = -(soft * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
             loss = actor_loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
             opt.zero_grad()
             loss.backward()

@@ -249,9 +249,9 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
 
-    from .bc import clone, merge, record_games, teacher_data
+    from .bc import clone, merge, record_games, reports_values, teacher_data
 
-    valued = hasattr(make(cfg.bc_teacher), "action_values_game")
+    valued = reports_values(make(cfg.bc_teacher))
     if cfg.bc_soft_tau > 0 and not valued:
         raise ValueError(
             f"bc_soft_tau > 0 needs a teacher that reports action values (planner), not {cfg.bc_teacher!r}"
