@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS
+from .keep_head import NUM_REROLL_IDS, REROLL_FLAG, keep_features
 from .observation import OBS_VERSION, observation_size
 
 CARD_FORMAT = 1
@@ -183,14 +184,31 @@ class NumpyPolicy:
     """The actor of an SB3 MLP policy as plain numpy: masked logits -> action.
 
     Used for frozen self-play opponents and the ``ppo`` bot: no torch call per
-    move, and it pickles cheaply to worker processes.
+    move, and it pickles cheaply to worker processes. Two output heads exist:
+    SB3's flat ``Linear(hidden, 120)`` (the last of ``layers``), or the keep head
+    of ``training/policy.py`` (``head``: its weights, see :mod:`shelfie_env.keep_head`),
+    in which case every one of ``layers`` is a hidden layer.
     """
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> None:
+    HEAD_KEYS = ("dice_start", "other_w", "other_b", "embed_w", "embed_b", "keep_w", "score_w", "score_b", "out_w", "out_b")
+
+    def __init__(
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str,
+        head: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
         if activation not in ("tanh", "relu"):
             raise ValueError(f"unsupported activation {activation!r} (tanh or relu)")
         self.layers = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.activation = activation
+        self.head: dict[str, Any] | None = None
+        if head is not None:
+            missing = [k for k in self.HEAD_KEYS if k not in head]
+            if missing:
+                raise ValueError(f"keep head weights lack {', '.join(missing)}")
+            self.head = {k: np.asarray(head[k], np.float32) for k in self.HEAD_KEYS if k != "dice_start"}
+            self.head["dice_start"] = int(head["dice_start"])
 
     @classmethod
     def from_sb3(cls, policy: Any) -> NumpyPolicy:
@@ -201,23 +219,43 @@ class NumpyPolicy:
         name = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(act)
         if name is None:
             raise ValueError(f"unsupported activation {act!r} (tanh or relu)")
+        numpy_head = getattr(policy.action_net, "numpy_head", None)
+        modules = list(policy.mlp_extractor.policy_net)
+        if numpy_head is None:
+            modules.append(policy.action_net)
         layers = []
-        for mod in list(policy.mlp_extractor.policy_net) + [policy.action_net]:
+        for mod in modules:
             if isinstance(mod, torch.nn.Linear):
                 layers.append(
                     (mod.weight.detach().cpu().numpy().T.copy(), mod.bias.detach().cpu().numpy().copy())
                 )
-        return cls(layers, name)
+        return cls(layers, name, numpy_head() if numpy_head is not None else None)
+
+    def _act(self, x: np.ndarray) -> np.ndarray:
+        return np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one observation (or a batch)."""
         x = np.asarray(obs, np.float32)
+        head = self.head
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
-            if i < last:
-                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
-        return x
+            if i < last or head is not None:
+                x = self._act(x)
+        if head is None:
+            return x
+        single = x.ndim == 1
+        h = np.atleast_2d(x)
+        start = head["dice_start"]
+        o = np.atleast_2d(np.asarray(obs, np.float32))
+        rows = np.flatnonzero(o[:, start + REROLL_FLAG] > 0.5)  # only these can reroll
+        feats = keep_features(o[rows, start : start + 36])
+        z = np.tanh((h[rows] @ head["embed_w"] + head["embed_b"])[:, None, :] + feats @ head["keep_w"])
+        reroll = np.zeros((len(h), NUM_REROLL_IDS), np.float32)
+        reroll[rows] = (np.tanh(z @ head["score_w"] + head["score_b"]) @ head["out_w"])[..., 0] + head["out_b"]
+        out = np.concatenate([reroll, h @ head["other_w"] + head["other_b"]], axis=1)
+        return out[0] if single else out
 
     def act(
         self,
@@ -264,10 +302,14 @@ class NumpyPolicy:
         out: dict[str, Any] = {"activation": np.array(self.activation)}
         for i, (w, b) in enumerate(self.layers):
             out[f"w{i}"], out[f"b{i}"] = w, b
+        if self.head is not None:
+            for k, v in self.head.items():
+                out[f"head_{k}"] = np.asarray(v)
         return out
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> NumpyPolicy:
         """Inverse of :meth:`state`."""
         n = sum(1 for k in state if str(k).startswith("w"))
-        return cls([(state[f"w{i}"], state[f"b{i}"]) for i in range(n)], str(state["activation"]))
+        head = {k[5:]: state[k] for k in state if str(k).startswith("head_")} or None
+        return cls([(state[f"w{i}"], state[f"b{i}"]) for i in range(n)], str(state["activation"]), head)

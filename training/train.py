@@ -187,8 +187,20 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         print(f"resumed {latest} at {model.num_timesteps} steps", flush=True)
     else:
         act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+        policy_kwargs: dict[str, Any] = {
+            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+            "activation_fn": act,
+        }
+        policy: Any = "MlpPolicy"
+        if cfg.policy_head == "keep":
+            from shelfie_env.observation import layout
+
+            from .policy import KeepHeadPolicy
+
+            policy = KeepHeadPolicy
+            policy_kwargs["dice_start"] = {name: a for name, a, _ in layout(cfg.players)}["dice_onehot"]
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             venv,
             learning_rate=cfg.learning_rate,
             n_steps=cfg.n_steps,
@@ -202,10 +214,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
             seed=cfg.seed,
             device="cpu",
             verbose=0,
-            policy_kwargs={
-                "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                "activation_fn": act,
-            },
+            policy_kwargs=policy_kwargs,
         )
     if not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
         warm_start(model, cfg, run_dir)

@@ -1,0 +1,121 @@
+"""The keep-head policy: features, torch/numpy parity, checkpoints and the ``ppo`` bot."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from shelfie_env.actions import reroll_positions
+from shelfie_env.checkpoint import NumpyPolicy
+from shelfie_env.engine import Game
+from shelfie_env.keep_head import keep_features, kept_counts
+from shelfie_env.observation import encode, layout
+
+DICE = {name: start for name, start, _ in layout(2)}["dice_onehot"]
+
+
+def _onehot(dice: list[int]) -> np.ndarray:
+    out = np.zeros(36, np.float32)
+    for pos, face in enumerate(sorted(dice)):
+        out[6 * pos + face] = 1.0
+    return out
+
+
+@pytest.mark.parametrize("dice", [[0, 0, 1, 3, 4, 5], [4, 4, 4, 4, 4, 5], [5] * 6, [0, 1, 2, 3, 4, 5]])
+def test_keep_features_count_the_dice_each_id_keeps(dice):
+    counts = kept_counts(_onehot(dice)[None])[0]
+    feats = keep_features(_onehot(dice)[None])[0]
+    assert feats.shape == (64, 42) and (feats.reshape(64, 6, 7).sum(axis=2) == 1).all()
+    ordered = sorted(dice)
+    for action in range(64):
+        rerolled = set(reroll_positions(action)) if action else set()
+        kept = Counter(f for i, f in enumerate(ordered) if i not in rerolled)
+        assert [kept[f] for f in range(6)] == counts[action].tolist()
+        assert feats[action].reshape(6, 7).argmax(axis=1).tolist() == [kept[f] for f in range(6)]
+    # the same kept multiset gives the same features whatever positions it sits at
+    assert (feats[0] == keep_features(_onehot(dice)[None])[0][0]).all()
+
+
+@pytest.fixture(scope="module")
+def keep_model():
+    from sb3_contrib import MaskablePPO
+
+    from training.policy import KeepHeadPolicy
+    from training.selfplay import SelfPlayEnv
+
+    return MaskablePPO(
+        KeepHeadPolicy,
+        SelfPlayEnv(players=2),
+        policy_kwargs={"net_arch": [32, 32], "dice_start": DICE, "keep_embed": 16, "keep_score": 8},
+        seed=0,
+        device="cpu",
+    )
+
+
+def _positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    game, obs, masks = Game.new(2, rng=seed), [], []
+    while len(obs) < n:
+        if game.over:
+            game = Game.new(2, rng=int(rng.integers(1 << 30)))
+        obs.append(encode(game, game.current))
+        masks.append(game.legal_mask())
+        game.step(int(rng.choice(np.flatnonzero(masks[-1]))))
+    return np.array(obs), np.array(masks)
+
+
+def test_numpy_copy_of_the_keep_head_matches_torch(keep_model):
+    import torch
+
+    obs, masks = _positions(200, seed=1)
+    # random (not just initial) weights so the head's every term matters
+    with torch.no_grad():
+        for p in keep_model.policy.parameters():
+            p.normal_(0.0, 0.3)
+    with torch.no_grad():
+        dist = keep_model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        want = dist.distribution.logits.numpy()
+    policy = NumpyPolicy.from_sb3(keep_model.policy)
+    assert policy.head is not None and policy.head["dice_start"] == DICE
+    got = policy.logits(obs)
+    z = np.where(masks, got, -np.inf)
+    z = z - np.log(np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)) - z.max(axis=1, keepdims=True)
+    assert np.allclose(np.where(masks, z, 0), np.where(masks, want, 0), atol=1e-4)
+    assert np.allclose(policy.logits(obs[3]), got[3], atol=1e-5)  # one observation at a time
+    assert (policy.act_many(obs, masks) == np.array([policy.act(o, m) for o, m in zip(obs, masks)])).all()
+    again = NumpyPolicy.from_state(policy.state())
+    assert np.array_equal(again.logits(obs), got)
+    # ids with the same kept multiset get the same reroll logit
+    row = next(i for i in range(len(obs)) if masks[i, 0])
+    feats = keep_features(obs[row : row + 1, DICE : DICE + 36])[0]
+    same = [a for a in range(64) if (feats[a] == feats[1]).all()]
+    assert np.allclose(got[row, same], got[row, 1])
+
+
+def test_keep_head_checkpoint_round_trips_and_plays_legally(keep_model, tmp_path):
+    from shelfie_env.bots.ppo import PPOBot
+    from shelfie_env.checkpoint import load_model, make_card, save_model
+
+    path = save_model(keep_model, tmp_path / "keep.zip", make_card(2, config={"policy_head": "keep"}))
+    loaded, _ = load_model(path, num_players=2)
+    obs, _ = _positions(20, seed=2)
+    assert np.allclose(
+        NumpyPolicy.from_sb3(loaded.policy).logits(obs), NumpyPolicy.from_sb3(keep_model.policy).logits(obs)
+    )
+    for deterministic in (True, False):
+        bot = PPOBot.load(path, deterministic=deterministic, seed=0)
+        game = Game.new(2, rng=9)
+        while not game.over:
+            action = bot.act(game.to_dict())
+            assert game.legal_mask()[action]
+            game.step(action)
+
+
+def test_keep_head_is_a_training_option():
+    from training.config import TrainConfig
+
+    assert TrainConfig().policy_head == "flat"
+    with pytest.raises(ValueError, match="policy_head"):
+        TrainConfig(policy_head="wide")
