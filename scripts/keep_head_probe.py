@@ -14,7 +14,8 @@ cache it under ``runs/teacher/*_q.npz``), both fitted to ``softmax(values / tau)
 
 and prints, per epoch, on the reroll decisions of ``--heldout-games`` fresh planner
 games: the share of choices the planner values as its best and the mean planner
-value lost (regret). Not part of the package: an experiment for the next policy.
+value lost (regret). Not part of the package: the experiment behind ``shelfie train --policy-head keep``
+(``training/policy.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from shelfie_env.keep_head import keep_features
 from shelfie_env.observation import layout
 
 DICE = {name: start for name, start, _ in layout(2)}["dice_onehot"]  # sorted-dice one-hot
@@ -35,12 +37,7 @@ def reroll_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
     sel = data["masks"][:, :64].any(axis=1)
     obs, masks = data["obs"][sel], data["masks"][sel][:, :64]
     values, actions = data["values"][sel][:, :64], data["actions"][sel]
-    faces = obs[:, DICE : DICE + 36].reshape(-1, 6, 6).argmax(axis=2)  # (n, 6) sorted dice
-    rerolled = ((np.arange(64)[:, None] >> np.arange(6)[None, :]) & 1).astype(bool)  # (64, 6)
-    counts = np.stack([(~rerolled[None] & (faces[:, None, :] == f)).sum(axis=2) for f in range(6)], axis=2)
-    feats = np.zeros((len(obs), 64, 42), np.float32)
-    np.put_along_axis(feats, counts + 7 * np.arange(6)[None, None, :], 1.0, axis=2)
-    return obs, masks, values, actions, feats
+    return obs, masks, values, actions, keep_features(obs[:, DICE : DICE + 36])
 
 
 def main(argv: list[str] | None = None) -> int:

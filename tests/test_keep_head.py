@@ -81,7 +81,11 @@ def test_numpy_copy_of_the_keep_head_matches_torch(keep_model):
     assert policy.head is not None and policy.head["dice_start"] == DICE
     got = policy.logits(obs)
     z = np.where(masks, got, -np.inf)
-    z = z - np.log(np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)) - z.max(axis=1, keepdims=True)
+    z = (
+        z
+        - np.log(np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True))
+        - z.max(axis=1, keepdims=True)
+    )
     assert np.allclose(np.where(masks, z, 0), np.where(masks, want, 0), atol=1e-4)
     assert np.allclose(policy.logits(obs[3]), got[3], atol=1e-5)  # one observation at a time
     assert (policy.act_many(obs, masks) == np.array([policy.act(o, m) for o, m in zip(obs, masks)])).all()

@@ -24,6 +24,7 @@ learns how much worse each alternative is, not only which move is best.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -153,7 +154,7 @@ def clone(
     batch_size: int = 1024,
     lr: float = 1e-3,
     seed: int = 0,
-    log: Any = print,
+    log: Any = None,
     tau: float = 0.0,
 ) -> dict[str, float]:
     """Fit ``model.policy`` (actor: cross-entropy, critic: MSE) on teacher data.
@@ -167,6 +168,8 @@ def clone(
     """
     import torch
 
+    if log is None:
+        log = partial(print, flush=True)  # shows per epoch even when stdout goes to a file
     if tau > 0 and "values" not in data:
         raise ValueError("soft targets (tau > 0) need teacher data with action values (teacher 'planner')")
 

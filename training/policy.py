@@ -40,7 +40,9 @@ TAIL = REROLL_FLAG + 4  # the observation must reach the phase one-hot
 class DiceLatentExtractor(MlpExtractor):
     """:class:`MlpExtractor` whose actor latent is ``policy_net(obs)``, the 36 dice numbers, the reroll flag."""
 
-    def __init__(self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module], device: Any, dice_start: int):
+    def __init__(
+        self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module], device: Any, dice_start: int
+    ):
         super().__init__(feature_dim, net_arch, activation_fn, device)
         if not 0 <= dice_start <= feature_dim - TAIL:
             raise ValueError(f"dice_start {dice_start} does not fit observations of size {feature_dim}")
@@ -76,7 +78,9 @@ class KeepHead(nn.Module):
         feats = (kept.round().unsqueeze(-1) == self.counts).float().flatten(2)  # (b, 64, 42)
         z = torch.tanh(self.embed(h[rows]).unsqueeze(1) + self.keep(feats))
         scores = self.out(torch.tanh(self.score(z))).squeeze(-1)
-        reroll = torch.zeros(len(h), NUM_REROLL_IDS, dtype=h.dtype, device=h.device).index_copy(0, rows, scores)
+        reroll = torch.zeros(len(h), NUM_REROLL_IDS, dtype=h.dtype, device=h.device).index_copy(
+            0, rows, scores
+        )
         return torch.cat([reroll, self.other(h)], dim=1)
 
     def numpy_head(self) -> dict[str, np.ndarray]:
@@ -101,7 +105,9 @@ class KeepHeadPolicy(MaskableActorCriticPolicy):
     (widths of the shared scorer).
     """
 
-    def __init__(self, *args: Any, dice_start: int, keep_embed: int = 256, keep_score: int = 128, **kwargs: Any):
+    def __init__(
+        self, *args: Any, dice_start: int, keep_embed: int = 256, keep_score: int = 128, **kwargs: Any
+    ):
         self.dice_start = dice_start
         self.keep_embed = keep_embed
         self.keep_score = keep_score
@@ -114,7 +120,9 @@ class KeepHeadPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
-        self.action_net = KeepHead(self.mlp_extractor.hidden_dim_pi, self.dice_start, self.keep_embed, self.keep_score)
+        self.action_net = KeepHead(
+            self.mlp_extractor.hidden_dim_pi, self.dice_start, self.keep_embed, self.keep_score
+        )
         if self.ortho_init:
             self.action_net.apply(partial(self.init_weights, gain=np.sqrt(2)))
             for layer in (self.action_net.other, self.action_net.out):
