@@ -76,17 +76,12 @@ def test_numpy_copy_of_the_keep_head_matches_torch(keep_model):
             p.normal_(0.0, 0.3)
     with torch.no_grad():
         dist = keep_model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
-        want = dist.distribution.logits.numpy()
+        want = dist.distribution.probs.numpy()
     policy = NumpyPolicy.from_sb3(keep_model.policy)
     assert policy.head is not None and policy.head["dice_start"] == DICE
     got = policy.logits(obs)
-    z = np.where(masks, got, -np.inf)
-    z = (
-        z
-        - np.log(np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True))
-        - z.max(axis=1, keepdims=True)
-    )
-    assert np.allclose(np.where(masks, z, 0), np.where(masks, want, 0), atol=1e-4)
+    z = np.exp(np.where(masks, got - got.max(axis=1, keepdims=True), -np.inf))
+    assert np.allclose(z / z.sum(axis=1, keepdims=True), want, atol=1e-5)
     assert np.allclose(policy.logits(obs[3]), got[3], atol=1e-5)  # one observation at a time
     assert (policy.act_many(obs, masks) == np.array([policy.act(o, m) for o, m in zip(obs, masks)])).all()
     again = NumpyPolicy.from_state(policy.state())
@@ -95,7 +90,7 @@ def test_numpy_copy_of_the_keep_head_matches_torch(keep_model):
     row = next(i for i in range(len(obs)) if masks[i, 0])
     feats = keep_features(obs[row : row + 1, DICE : DICE + 36])[0]
     same = [a for a in range(64) if (feats[a] == feats[1]).all()]
-    assert np.allclose(got[row, same], got[row, 1])
+    assert len(same) > 1 and np.allclose(got[row, same], got[row, 1])
 
 
 def test_keep_head_checkpoint_round_trips_and_plays_legally(keep_model, tmp_path):
