@@ -118,3 +118,30 @@ def test_keep_head_is_a_training_option():
     assert TrainConfig().policy_head == "flat"
     with pytest.raises(ValueError, match="policy_head"):
         TrainConfig(policy_head="wide")
+
+
+def test_training_run_with_the_keep_head_writes_a_playable_checkpoint(tmp_path):
+    import argparse
+
+    from shelfie_env.bots.ppo import PPOBot
+    from shelfie_env.checkpoint import load_card
+    from training import train as train_cli
+
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    flags = "--policy-head keep --batched --n-envs 8 --n-steps 32 --batch-size 64 --n-epochs 1 --net-arch 32"
+    flags += " --bc-games 2 --bc-epochs 1 --bc-dagger-rounds 0 --total-steps 512 --snapshot-every 256"
+    flags += " --eval-every 256 --eval-games 2 --save-every 256"
+    run_dir = tmp_path / "k"
+    assert train_cli.run(parser.parse_args([*flags.split(), "--run-dir", str(run_dir)])) == 0
+    card = load_card(run_dir / "latest.zip", num_players=2)
+    assert card["config"]["policy_head"] == "keep" and card["steps"] >= 512
+    with np.load(run_dir / "pool.npz") as data:
+        assert any(k.endswith("head_keep_w") for k in data.files)  # snapshots keep their head
+    bot = PPOBot.load(run_dir / "latest.zip")
+    assert bot.policy.head is not None
+    game = Game.new(2, rng=3)
+    while not game.over:
+        action = bot.act_game(game)
+        assert game.legal_mask()[action]
+        game.step(action)
