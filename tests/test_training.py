@@ -297,3 +297,12 @@ def test_soft_targets_with_a_teacher_without_values_fail_clearly(tmp_path):
         )
     with pytest.raises(ValueError, match="bc_soft_tau"):
         TrainConfig(bc_soft_tau=-1.0)
+
+
+def test_the_cards_train_command_reproduces_the_config():
+    cfg = TrainConfig(batched=True, net_arch=[64, 32], policy_head="keep", bc_soft_tau=0.05, run_dir="runs/x")
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    words = train_cli.train_command(cfg).split()
+    assert words[:2] == ["shelfie", "train"] and "--batched" in words
+    assert train_cli.config_from_args(parser.parse_args(words[2:])) == cfg

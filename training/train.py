@@ -154,11 +154,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     start = time.time()
 
     def card_fn(steps: int, evaluation: dict) -> dict:
-        cmd = "shelfie train " + " ".join(
-            f"--{k.replace('_', '-')} {' '.join(map(str, v)) if isinstance(v, list) else v}"
-            for k, v in cfg.to_dict().items()
-            if not isinstance(v, bool)
-        )
+        cmd = train_command(cfg)
         return make_card(
             cfg.players,
             config=cfg.to_dict(),
@@ -248,6 +244,18 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         print(f"already at {model.num_timesteps} >= total_steps {cfg.total_steps}", flush=True)
     venv.close()
     return run_dir
+
+
+def train_command(cfg: TrainConfig) -> str:
+    """The ``shelfie train`` command line that reproduces ``cfg`` (every field, booleans included)."""
+
+    def flag(name: str, value: Any) -> str:
+        opt = name.replace("_", "-")
+        if isinstance(value, bool):
+            return f"--{opt}" if value else f"--no-{opt}"
+        return f"--{opt} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+
+    return "shelfie train " + " ".join(flag(k, v) for k, v in cfg.to_dict().items())
 
 
 def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
