@@ -470,6 +470,7 @@ def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> P
         f"arena_{cfg['players']}p_"
         + "_vs_".join(b.split(":")[0] for b in cfg["bots"])
         + f"_{cfg['games_per_group']}g"
+        + (f"_seed{cfg['seed']}" if cfg.get("seed") else "")  # runs on other dice keep their own entry
     )
     card.setdefault("evaluation", {})[key] = {
         "command": command,

@@ -112,3 +112,8 @@ def test_record_card_stores_results_and_command(tmp_path):
     card = json.loads((tmp_path / "m.json").read_text())
     entry = card["evaluation"]["arena_2p_random_vs_greedy_2g"]
     assert entry["command"].startswith("shelfie arena") and entry["pairings"][0]["games"] == 2
+    # the same pairing on other dice gets an entry of its own instead of replacing the first
+    other = arena.run_arena(["random", "greedy"], games=2, workers=1, seed=5)
+    arena.record_in_card(model, other, "shelfie arena random greedy --games 2 --seed 5")
+    card = json.loads((tmp_path / "m.json").read_text())
+    assert set(card["evaluation"]) == {"arena_2p_random_vs_greedy_2g", "arena_2p_random_vs_greedy_2g_seed5"}
