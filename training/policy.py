@@ -57,7 +57,7 @@ class DiceLatentExtractor(MlpExtractor):
 
 
 class KeepHead(nn.Module):
-    """Maps the actor latent (hidden state, then the 36 dice numbers) to 120 logits."""
+    """Maps the actor latent (hidden state, the 36 dice numbers, the reroll flag) to 120 logits."""
 
     def __init__(self, hidden: int, dice_start: int, embed: int = 256, score: int = 128) -> None:
         super().__init__()
