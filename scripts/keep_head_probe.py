@@ -30,10 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from shelfie_env.keep_head import keep_features
-from shelfie_env.observation import layout
+from shelfie_env.keep_head import DICE_SIZE, keep_features
+from shelfie_env.observation import block_start
 
-DICE = {name: start for name, start, _ in layout(2)}["dice_onehot"]  # sorted-dice one-hot
+DICE = block_start("dice_onehot", 2)  # sorted-dice one-hot
+TWO_ROLLS = block_start("rolls_left", 2) + 2  # "two rolls left" flag
 
 
 def reroll_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -41,7 +42,7 @@ def reroll_rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
     sel = data["masks"][:, :64].any(axis=1)
     obs, masks = data["obs"][sel], data["masks"][sel][:, :64]
     values, actions = data["values"][sel][:, :64], data["actions"][sel]
-    return obs, masks, values, actions, keep_features(obs[:, DICE : DICE + 36])
+    return obs, masks, values, actions, keep_features(obs[:, DICE : DICE + DICE_SIZE])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             padded = torch.cat([ev1, torch.full_like(ev1[:, :1], -1e9)], dim=1)
             v1 = padded[:, self.sub].max(dim=2).values  # (B, 462): best keep with a roll to come
             ev2 = v1 @ self.trans_t
-            two = obs[:, DICE + 48 + 2 : DICE + 48 + 3] > 0.5
+            two = obs[:, TWO_ROLLS : TWO_ROLLS + 1] > 0.5
             ev = torch.where(two, ev2, ev1)
             codes = (keep.reshape(len(obs), 64, 6, 7).argmax(dim=3) * self.powers).sum(dim=2)  # (B, 64)
             logits = ev.gather(1, self.keep_of_code[codes])

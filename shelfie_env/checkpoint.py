@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .keep_head import NUM_REROLL_IDS, REROLL_FLAG, keep_features
+from .keep_head import DICE_SIZE, NUM_REROLL_IDS, REROLL_FLAG, keep_features
 from .observation import OBS_VERSION, observation_size
 
 CARD_FORMAT = 1
@@ -190,7 +190,18 @@ class NumpyPolicy:
     in which case every one of ``layers`` is a hidden layer.
     """
 
-    HEAD_KEYS = ("dice_start", "other_w", "other_b", "embed_w", "embed_b", "keep_w", "score_w", "score_b", "out_w", "out_b")
+    HEAD_KEYS = (
+        "dice_start",
+        "other_w",
+        "other_b",
+        "embed_w",
+        "embed_b",
+        "keep_w",
+        "score_w",
+        "score_b",
+        "out_w",
+        "out_b",
+    )
 
     def __init__(
         self,
@@ -250,7 +261,7 @@ class NumpyPolicy:
         start = head["dice_start"]
         o = np.atleast_2d(np.asarray(obs, np.float32))
         rows = np.flatnonzero(o[:, start + REROLL_FLAG] > 0.5)  # only these can reroll
-        feats = keep_features(o[rows, start : start + 36])
+        feats = keep_features(o[rows, start : start + DICE_SIZE])
         z = np.tanh((h[rows] @ head["embed_w"] + head["embed_b"])[:, None, :] + feats @ head["keep_w"])
         reroll = np.zeros((len(h), NUM_REROLL_IDS), np.float32)
         reroll[rows] = (np.tanh(z @ head["score_w"] + head["score_b"]) @ head["out_w"])[..., 0] + head["out_b"]

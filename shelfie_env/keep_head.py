@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observation import layout
+from .observation import block_start
 
 NUM_REROLL_IDS = 64
 """Ids 0..63: stop (0) and the rerolls 1..63."""
 
-_BLOCKS = {name: start for name, start, _ in layout(1)}
-REROLL_FLAG = _BLOCKS["phase"] - _BLOCKS["dice_onehot"]
+DICE_SIZE = 36
+"""Numbers of the sorted-dice one-hot block (6 positions x 6 faces)."""
+
+REROLL_FLAG = block_start("phase", 1) - block_start("dice_onehot", 1)
 """Offset, from the start of the observation's sorted-dice block, of the phase one-hot's
 "reroll" entry (``observation.layout``): only those rows can reroll."""
 

@@ -69,6 +69,14 @@ def layout(num_players: int) -> list[tuple[str, int, int]]:
     return out
 
 
+def block_start(name: str, num_players: int) -> int:
+    """Offset of the block ``name`` of :func:`layout` in the vector for ``num_players`` players."""
+    for block, start, _ in layout(num_players):
+        if block == name:
+            return start
+    raise KeyError(f"no observation block {name!r}")
+
+
 def encode(game: Game, observer: int) -> np.ndarray:
     """Observation of ``game`` for seat ``observer`` (a new float32 array)."""
     n = game.num_players

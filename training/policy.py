@@ -31,9 +31,8 @@ from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
 from shelfie_env.actions import NUM_ACTIONS
-from shelfie_env.keep_head import KEEP_FEATURES, KEPT, NUM_REROLL_IDS, REROLL_FLAG
+from shelfie_env.keep_head import DICE_SIZE, KEEP_FEATURES, KEPT, NUM_REROLL_IDS, REROLL_FLAG
 
-DICE_SIZE = 36
 TAIL = REROLL_FLAG + 4  # the observation must reach the phase one-hot
 
 

@@ -189,12 +189,12 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         }
         policy: Any = "MlpPolicy"
         if cfg.policy_head == "keep":
-            from shelfie_env.observation import layout
+            from shelfie_env.observation import block_start
 
             from .policy import KeepHeadPolicy
 
             policy = KeepHeadPolicy
-            policy_kwargs["dice_start"] = {name: a for name, a, _ in layout(cfg.players)}["dice_onehot"]
+            policy_kwargs["dice_start"] = block_start("dice_onehot", cfg.players)
         model = MaskablePPO(
             policy,
             venv,
