@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS
+from .expect_head import Layout, placement_values, reroll_values
 from .keep_head import DICE_SIZE, NUM_REROLL_IDS, REROLL_FLAG, keep_features
 from .observation import OBS_VERSION, observation_size
 
@@ -184,10 +185,11 @@ class NumpyPolicy:
     """The actor of an SB3 MLP policy as plain numpy: masked logits -> action.
 
     Used for frozen self-play opponents and the ``ppo`` bot: no torch call per
-    move, and it pickles cheaply to worker processes. Two output heads exist:
-    SB3's flat ``Linear(hidden, 120)`` (the last of ``layers``), or the keep head
-    of ``training/policy.py`` (``head``: its weights, see :mod:`shelfie_env.keep_head`),
-    in which case every one of ``layers`` is a hidden layer.
+    move, and it pickles cheaply to worker processes. Three output heads exist:
+    SB3's flat ``Linear(hidden, 120)`` (the last of ``layers``), or one of the heads
+    of ``training/policy.py`` given as ``head`` (its weights): the keep head
+    (:mod:`shelfie_env.keep_head`) or the expectimax head (:mod:`shelfie_env.expect_head`,
+    recognised by its ``log_temp``), in which case every one of ``layers`` is a hidden layer.
     """
 
     HEAD_KEYS = (
@@ -202,6 +204,8 @@ class NumpyPolicy:
         "out_w",
         "out_b",
     )
+    EXPECT_KEYS = ("players", "log_temp", "other_w", "other_b")
+    """Keys of the expectimax head (plus its MLP ``sets_w{i}``/``sets_b{i}``)."""
 
     def __init__(
         self,
@@ -214,7 +218,17 @@ class NumpyPolicy:
         self.layers = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
         self.activation = activation
         self.head: dict[str, Any] | None = None
-        if head is not None:
+        self.expect: tuple[Layout, list[tuple[np.ndarray, np.ndarray]]] | None = None
+        if head is not None and "log_temp" in head:
+            missing = [k for k in self.EXPECT_KEYS if k not in head]
+            if missing or "sets_w0" not in head:
+                raise ValueError(f"expectimax head weights lack {', '.join(missing or ['sets_w0'])}")
+            self.head = {k: np.asarray(head[k], np.float32) for k in head}
+            self.head["players"] = int(head["players"])
+            n = sum(1 for k in head if str(k).startswith("sets_w"))
+            sets = [(self.head[f"sets_w{i}"], self.head[f"sets_b{i}"]) for i in range(n)]
+            self.expect = (Layout(int(head["players"])), sets)
+        elif head is not None:
             missing = [k for k in self.HEAD_KEYS if k not in head]
             if missing:
                 raise ValueError(f"keep head weights lack {', '.join(missing)}")
@@ -258,8 +272,11 @@ class NumpyPolicy:
             return x
         single = x.ndim == 1
         h = np.atleast_2d(x)
-        start = head["dice_start"]
         o = np.atleast_2d(np.asarray(obs, np.float32))
+        if self.expect is not None:
+            out = self._expect_logits(h, o)
+            return out[0] if single else out
+        start = head["dice_start"]
         rows = np.flatnonzero(o[:, start + REROLL_FLAG] > 0.5)  # only these can reroll
         feats = keep_features(o[rows, start : start + DICE_SIZE])
         z = np.tanh((h[rows] @ head["embed_w"] + head["embed_b"])[:, None, :] + feats @ head["keep_w"])
@@ -267,6 +284,24 @@ class NumpyPolicy:
         reroll[rows] = (np.tanh(z @ head["score_w"] + head["score_b"]) @ head["out_w"])[..., 0] + head["out_b"]
         out = np.concatenate([reroll, h @ head["other_w"] + head["other_b"]], axis=1)
         return out[0] if single else out
+
+    def _expect_logits(self, h: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Logits of the expectimax head (:mod:`shelfie_env.expect_head`) for a batch."""
+        assert self.expect is not None and self.head is not None
+        layout, sets = self.expect
+        rows = np.flatnonzero(o[:, layout.reroll] > 0.5)  # only these can reroll
+        reroll = np.zeros((len(h), NUM_REROLL_IDS), np.float32)
+        if len(rows):
+            sv = layout.position(o[rows])
+            for i, (w, b) in enumerate(sets):
+                sv = sv @ w + b
+                if i < len(sets) - 1:
+                    sv = np.tanh(sv)
+            v0 = placement_values(sv, layout.free_cells(o[rows]))
+            dice = o[rows, layout.dice : layout.dice + DICE_SIZE]
+            values = reroll_values(v0, dice, o[rows, layout.two_rolls] > 0.5)
+            reroll[rows] = values / np.exp(self.head["log_temp"])
+        return np.concatenate([reroll, h @ self.head["other_w"] + self.head["other_b"]], axis=1)
 
     def act(
         self,

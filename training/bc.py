@@ -19,6 +19,12 @@ A teacher that reports its value of every legal action (the ``planner``'s
 illegal). With ``tau > 0`` :func:`clone` then fits the actor to
 ``softmax(values / tau)`` over the legal actions (distillation): the network
 learns how much worse each alternative is, not only which move is best.
+
+For the expectimax policy head (``policy_head expect``) the planner's value of
+every placement of the turn is recorded too (``set_values=True``: ``sv``, one
+``(555,)`` row per turn, NaN where impossible, and ``sv_index``, the row of each
+reroll decision, -1 elsewhere); :func:`clone` fits the head's placement values to
+them by regression, and the rerolls follow exactly from those.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.bots import act_on_game, make
-from shelfie_env.engine import Game
+from shelfie_env.engine import REROLL, Game
 from shelfie_env.observation import encode
 from shelfie_env.planner import best_action
 
@@ -44,6 +50,7 @@ def record_games(
     margin_coef: float,
     solo_reward_scale: float,
     learner: Any = None,
+    set_values: bool = False,
 ) -> dict[str, np.ndarray]:
     """Play ``games`` games and record decisions labelled with ``teacher``'s action.
 
@@ -54,12 +61,17 @@ def record_games(
     the teacher would have played there (DAgger). ``returns`` are the recorded
     mover's discounted rewards as :class:`training.selfplay.SelfPlayEnv` gives them.
     When the teacher reports action values (``action_values_game``) they are
-    recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions).
+    recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions); with
+    ``set_values`` also its placement values (``sv``/``sv_index``, module docstring).
     """
     bot = make(teacher)
     valued = reports_values(bot)
+    if set_values and not hasattr(bot, "set_values_game"):
+        raise ValueError(f"teacher {teacher!r} has no placement values (set_values needs the planner)")
     rng = np.random.default_rng(seed)
     obs, masks, acts, rets, vals = [], [], [], [], []
+    svs: list[np.ndarray] = []
+    sv_index: list[int] = []
     for i in range(games):
         game = Game.new(players, rng=rng)
         learner_seat = i % players if learner is not None else -1
@@ -82,6 +94,13 @@ def record_games(
                     row = np.zeros(120, np.float32)
                     row[list(values)] = list(values.values())
                     vals.append(row)
+                if set_values:
+                    if game.phase != REROLL:
+                        sv_index.append(-1)
+                    else:
+                        if game.rolls_left == 2:  # a turn's first decision: the placements are its own
+                            svs.append(bot.set_values_game(game))
+                        sv_index.append(len(svs) - 1)
             before = game.score(p)
             game.step(play)
             if learner is None or p == learner_seat:
@@ -111,6 +130,9 @@ def record_games(
     }
     if valued:
         out_data["values"] = np.asarray(vals, np.float32).reshape(-1, 120)
+    if set_values:
+        out_data["sv"] = np.asarray(svs, np.float32).reshape(len(svs), -1)
+        out_data["sv_index"] = np.asarray(sv_index, np.int64)
     return out_data
 
 
@@ -127,14 +149,21 @@ def teacher_data(
     gamma: float,
     margin_coef: float,
     solo_reward_scale: float,
+    set_values: bool = False,
 ) -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` in ``games`` games against itself: obs, masks, actions, returns."""
-    return record_games(players, games, teacher, seed, gamma, margin_coef, solo_reward_scale)
+    return record_games(
+        players, games, teacher, seed, gamma, margin_coef, solo_reward_scale, set_values=set_values
+    )
 
 
 def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Concatenate two recorded datasets (keys present in both)."""
-    return {k: np.concatenate([a[k], b[k]]) for k in a if k in b}
+    """Concatenate two recorded datasets (keys present in both; ``sv_index`` follows ``sv``)."""
+    out = {k: np.concatenate([a[k], b[k]]) for k in a if k in b}
+    if "sv_index" in out:
+        shifted = np.where(b["sv_index"] >= 0, b["sv_index"] + len(a["sv"]), -1)
+        out["sv_index"] = np.concatenate([a["sv_index"], shifted])
+    return out
 
 
 def soft_targets(values: np.ndarray, masks: np.ndarray, tau: float) -> np.ndarray:
@@ -145,6 +174,27 @@ def soft_targets(values: np.ndarray, masks: np.ndarray, tau: float) -> np.ndarra
     z -= z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def set_value_loss(head: Any, obs: Any, data: dict[str, np.ndarray], idx: np.ndarray) -> Any:
+    """Huber loss of the head's placement values against the teacher's, on the rows of ``idx`` that
+    have them; both sides centred on the possible placements (a common shift changes no decision)."""
+    import torch
+
+    rows = idx[data["sv_index"][idx] >= 0]
+    if len(rows) == 0:
+        return torch.zeros(())
+    target = torch.as_tensor(data["sv"][data["sv_index"][rows]])
+    valid = ~torch.isnan(target)
+    target = torch.nan_to_num(target)
+    pred = head.set_values(obs[rows])
+    count = valid.sum(dim=1, keepdim=True).clamp(min=1)
+
+    def centred(x: Any) -> Any:
+        return x - (x * valid).sum(dim=1, keepdim=True) / count
+
+    err = torch.nn.functional.smooth_l1_loss(centred(pred), centred(target), reduction="none")
+    return (err * valid).sum() / valid.sum().clamp(min=1)
 
 
 def clone(
@@ -165,6 +215,9 @@ def clone(
     Returns the held-out metrics of the last epoch; with recorded ``values`` also
     ``bc_val_regret`` (mean teacher value lost by the network's choice) and
     ``bc_val_top_value`` (share of choices the teacher values as its best).
+    With an expectimax head and recorded placement values (``sv``) the head's
+    placement values are fitted to them (:func:`set_value_loss`) and the
+    cross-entropy covers the decisions other than rerolls.
     """
     import torch
 
@@ -174,6 +227,9 @@ def clone(
         raise ValueError("soft targets (tau > 0) need teacher data with action values (teacher 'planner')")
 
     policy = model.policy
+    # Expectimax head with recorded placement values: its rerolls follow from the
+    # placement values, which are fitted directly; the cross-entropy covers the rest.
+    fit_sets = hasattr(policy.action_net, "set_values") and "sv" in data
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     n_all = len(data["actions"])
     rng = np.random.default_rng(seed)
@@ -195,6 +251,10 @@ def clone(
             for group in opt.param_groups:
                 group["lr"] = lr * (1.0 - 0.9 * done / total_batches)
             idx = order[start : start + batch_size]
+            if fit_sets:
+                # the rerolls are fitted through the placement values: no cross-entropy on them
+                set_loss = set_value_loss(policy.action_net, obs, data, idx)
+                idx = idx[~masks[idx][:, :64].any(axis=1)]
             if tau <= 0:
                 values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
                 actor_loss = -log_prob.mean()
@@ -204,6 +264,8 @@ def clone(
                 values = policy.predict_values(obs[idx])
                 logits = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
                 actor_loss = -(soft * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            if fit_sets:
+                actor_loss = actor_loss + set_loss
             loss = actor_loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
             opt.zero_grad()
             loss.backward()

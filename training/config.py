@@ -73,9 +73,12 @@ class TrainConfig:
     """Hidden activation: ``tanh`` or ``relu``."""
 
     policy_head: str = "flat"
-    """Actor output: ``flat`` (SB3's one linear layer, a logit per action id) or ``keep`` (the
-    reroll ids 0..63 rated by one shared scorer from the multiset of dice each keeps,
-    ``training/policy.py``; imitates the planner's rerolls far better)."""
+    """Actor output (``training/policy.py``): ``flat`` (SB3's one linear layer, a logit per
+    action id), ``keep`` (the reroll ids 0..63 rated by one shared scorer from the multiset of
+    dice each keeps) or ``expect`` (an MLP of width ``net_arch`` values every placement the
+    turn can end with, and the reroll ids get the exact expected value over the dice,
+    as the planner computes it; with ``bc_teacher planner`` it is fitted to the planner's
+    placement values). ``keep`` and ``expect`` imitate the planner's rerolls far better."""
 
     margin_coef: float = 0.1
     """Reward shaping (multiplayer): at the end of a game the learner gets, on top of the
@@ -183,8 +186,8 @@ class TrainConfig:
             raise ValueError("opp_random + opp_greedy must be <= 1")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
-        if self.policy_head not in ("flat", "keep"):
-            raise ValueError(f"policy_head must be flat or keep, got {self.policy_head!r}")
+        if self.policy_head not in ("flat", "keep", "expect"):
+            raise ValueError(f"policy_head must be flat, keep or expect, got {self.policy_head!r}")
         if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):
             raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
 

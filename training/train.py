@@ -195,6 +195,11 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
 
             policy = KeepHeadPolicy
             policy_kwargs["dice_start"] = block_start("dice_onehot", cfg.players)
+        elif cfg.policy_head == "expect":
+            from .policy import ExpectHeadPolicy
+
+            policy = ExpectHeadPolicy
+            policy_kwargs.update(players=cfg.players, set_arch=list(cfg.net_arch))
         model = MaskablePPO(
             policy,
             venv,
@@ -268,7 +273,10 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
 
     from .bc import clone, merge, record_games, reports_values, teacher_data
 
-    valued = reports_values(make(cfg.bc_teacher))
+    teacher = make(cfg.bc_teacher)
+    valued = reports_values(teacher)
+    # the expectimax head learns the planner's placement values (training/bc.py)
+    sets = cfg.policy_head == "expect" and hasattr(teacher, "set_values_game")
     if cfg.bc_soft_tau > 0 and not valued:
         raise ValueError(
             f"bc_soft_tau > 0 needs a teacher that reports action values (planner), not {cfg.bc_teacher!r}"
@@ -278,7 +286,8 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
         / "teacher"
         / (
             f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
-            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}.npz"
+            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
+            f"{'_sv' if sets else ''}.npz"
         )
     )
     t0 = time.time()
@@ -295,6 +304,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
             cfg.gamma,
             cfg.margin_coef,
             cfg.solo_reward_scale,
+            set_values=sets,
         )
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(cache, **data)
@@ -316,6 +326,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
             cfg.margin_coef,
             cfg.solo_reward_scale,
             learner=learner,
+            set_values=sets,
         )
         data = merge(data, extra)
         print(

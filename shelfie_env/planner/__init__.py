@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..engine import Game
 from .evaluation import Context, Weights
-from .search import action_values, best_action, turn_context
+from .search import action_values, best_action, set_values, turn_context
 
 
 class PlannerBot:
@@ -47,6 +49,11 @@ class PlannerBot:
         """The planner's value of every legal action in a live game (what :meth:`act_game` maximises)."""
         self._ctx = turn_context(game, self.weights, self._ctx)
         return action_values(game, self.weights, self._ctx)
+
+    def set_values_game(self, game: Game) -> np.ndarray:
+        """The evaluation of every placement of this turn (:func:`.search.set_values`), in a live game."""
+        self._ctx = turn_context(game, self.weights, self._ctx)
+        return set_values(self._ctx)
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))

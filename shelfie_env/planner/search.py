@@ -64,6 +64,25 @@ def placement_values(ctx: Context, with_choice: bool = False):  # type: ignore[n
     return (v0, choice) if with_choice else v0
 
 
+def set_values(ctx: Context) -> np.ndarray:
+    """The evaluation of every placement the turn can end with, as ``(len(SETS) + 5,)`` float32.
+
+    Entry ``s < len(SETS)`` is the value of circling set ``SETS[s]``, entry
+    ``len(SETS) + r`` that of crossing out row ``r``; NaN where the set is not
+    within the free cells or the row has none. :func:`placement_values` is the
+    masked max of these over what each final multiset can circle (teacher
+    targets for the expectimax policy head, :mod:`shelfie_env.expect_head`).
+    """
+    out = np.full(len(SET_MASKS) + 5, np.nan, dtype=np.float32)
+    sel = np.flatnonzero((SET_MASKS & ~ctx.free) == 0)
+    if sel.size:
+        out[sel] = ctx.evaluate_circles(SET_MASKS[sel])
+    rows = [r for r in range(5) if ctx.free >> (5 * r) & 31]
+    if rows:
+        out[len(SET_MASKS) + np.array(rows)] = ctx.evaluate_crosses(rows)
+    return out
+
+
 def reroll_values(game: Game, ctx: Context) -> dict[int, float]:
     """Expected value of stopping and of every legal reroll (exact over the outcomes)."""
     cache = ctx.cache
@@ -261,5 +280,6 @@ __all__ = [
     "circle_outcome",
     "placement_values",
     "ranked_actions",
+    "set_values",
     "turn_context",
 ]

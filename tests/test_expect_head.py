@@ -1,0 +1,198 @@
+"""The expectimax policy head: exact against the planner, torch/numpy parity, BC data and training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shelfie_env.checkpoint import NumpyPolicy
+from shelfie_env.engine import REROLL, Game
+from shelfie_env.expect_head import NUM_SET_VALUES, NUM_SETS, Layout, placement_values, reroll_values
+from shelfie_env.observation import encode
+from shelfie_env.planner import PlannerBot
+from shelfie_env.planner.dice import FINAL_INDEX, counts_of
+from shelfie_env.planner.search import placement_values as planner_v0
+
+LAYOUT = Layout(2)
+
+
+def _reroll_positions(games: int, seed: int):
+    """(game, observation) at every reroll decision of planner-vs-planner games."""
+    bot = PlannerBot()
+    for k in range(games):
+        game = Game.new(2, rng=seed + k)
+        while not game.over:
+            if game.phase == REROLL:
+                yield game, encode(game, game.current)[None]
+            game.step(bot.act_game(game))
+
+
+def test_the_planners_placement_values_give_its_reroll_values_exactly():
+    bot = PlannerBot()
+    checked = 0
+    for game, obs in _reroll_positions(3, seed=40):
+        want = bot.action_values_game(game)
+        sv = bot.set_values_game(game)
+        assert sv.shape == (NUM_SET_VALUES,)
+        v0 = placement_values(np.nan_to_num(sv)[None], LAYOUT.free_cells(obs))
+        assert np.allclose(v0[0], planner_v0(bot._ctx), atol=1e-4)
+        got = reroll_values(v0, obs[:, LAYOUT.dice : LAYOUT.dice + 36], obs[:, LAYOUT.two_rolls] > 0.5)[0]
+        for action, value in want.items():
+            assert got[action] == pytest.approx(value, abs=1e-4)
+        checked += 1
+    assert checked > 50
+
+
+def test_free_cells_and_impossible_placements():
+    game = Game.new(2, rng=5)
+    game.circled[0] = 0b11111  # plant row circled
+    game.crossed[0] = 0b11111 << 5  # game row crossed
+    obs = encode(game, 0)[None]
+    free = LAYOUT.free_cells(obs)[0]
+    assert not free[:10].any() and free[10:].all()
+    sv = np.zeros((1, NUM_SET_VALUES), np.float32)
+    sv[0, NUM_SETS:] = [100.0, 100.0, -3.0, -2.0, -1.0]  # crossing the full rows is not possible
+    v0 = placement_values(sv, free[None])[0]
+    # six plants can circle nothing on this shelf: the best legal cross-out (row 4) is its value
+    assert v0[FINAL_INDEX[counts_of([0] * 6)]] == pytest.approx(-1.0)
+    assert v0[FINAL_INDEX[counts_of([2] * 6)]] == pytest.approx(0.0)  # books: a circle
+
+
+@pytest.fixture(scope="module")
+def expect_model():
+    from sb3_contrib import MaskablePPO
+
+    from training.policy import ExpectHeadPolicy
+    from training.selfplay import SelfPlayEnv
+
+    return MaskablePPO(
+        ExpectHeadPolicy,
+        SelfPlayEnv(players=2),
+        policy_kwargs={"net_arch": [32, 32], "players": 2, "set_arch": [32]},
+        seed=0,
+        device="cpu",
+    )
+
+
+def _positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    game, obs, masks = Game.new(2, rng=seed), [], []
+    while len(obs) < n:
+        if game.over:
+            game = Game.new(2, rng=int(rng.integers(1 << 30)))
+        obs.append(encode(game, game.current))
+        masks.append(game.legal_mask())
+        game.step(int(rng.choice(np.flatnonzero(masks[-1]))))
+    return np.array(obs), np.array(masks)
+
+
+def test_numpy_copy_of_the_expect_head_matches_torch(expect_model):
+    import torch
+
+    obs, masks = _positions(300, seed=1)
+    with torch.no_grad():
+        for p in expect_model.policy.parameters():
+            p.normal_(0.0, 0.3)
+        dist = expect_model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        want = dist.distribution.probs.numpy()
+    policy = NumpyPolicy.from_sb3(expect_model.policy)
+    assert policy.expect is not None
+    got = policy.logits(obs)
+    z = np.exp(np.where(masks, got - got.max(axis=1, keepdims=True), -np.inf))
+    assert np.allclose(z / z.sum(axis=1, keepdims=True), want, atol=1e-5)
+    assert np.allclose(policy.logits(obs[3]), got[3], atol=1e-5)
+    # one at a time or batched: the same choice, up to float ties between equal expectations
+    single = np.array([policy.act(o, m) for o, m in zip(obs, masks)])
+    rows = np.arange(len(obs))
+    assert np.allclose(got[rows, policy.act_many(obs, masks)], got[rows, single], atol=1e-4)
+    assert np.array_equal(NumpyPolicy.from_state(policy.state()).logits(obs), got)
+    # the placement values ignore the dice: the same shelves give the same values in every phase
+    head = expect_model.policy.action_net
+    with torch.no_grad():
+        a = head.set_values(torch.as_tensor(obs[:1]))
+        other = obs[:1].copy()
+        other[0, LAYOUT.dice : LAYOUT.dice + 36] = np.roll(other[0, LAYOUT.dice : LAYOUT.dice + 36], 6)
+        assert torch.equal(a, head.set_values(torch.as_tensor(other)))
+
+
+def test_expect_head_checkpoint_plays_legally(expect_model, tmp_path):
+    from shelfie_env.bots.ppo import PPOBot
+    from shelfie_env.checkpoint import make_card, save_model
+
+    path = save_model(expect_model, tmp_path / "e.zip", make_card(2, config={"policy_head": "expect"}))
+    for deterministic in (True, False):
+        bot = PPOBot.load(path, deterministic=deterministic, seed=0)
+        game = Game.new(2, rng=11)
+        while not game.over:
+            action = bot.act(game.to_dict())
+            assert game.legal_mask()[action]
+            game.step(action)
+
+
+def test_recorded_placement_values_index_each_turn_and_merge():
+    from training.bc import merge, record_games
+
+    a = record_games(2, 2, "planner", 1, 0.995, 0.1, 0.02, set_values=True)
+    b = record_games(2, 1, "planner", 2, 0.995, 0.1, 0.02, set_values=True)
+    for data in (a, b):
+        reroll = data["masks"][:, :64].any(axis=1)
+        assert ((data["sv_index"] >= 0) == reroll).all()
+        first = data["obs"][:, LAYOUT.two_rolls] > 0.5
+        # one placement row per turn, shared by the turn's second reroll decision
+        assert len(data["sv"]) == (reroll & first).sum() and data["sv"].shape[1] == NUM_SET_VALUES
+    both = merge(a, b)
+    n = len(a["actions"])
+    own = b["sv_index"][b["sv_index"] >= 0]
+    moved = both["sv_index"][n:][b["sv_index"] >= 0]
+    assert np.array_equal(both["sv"][moved], b["sv"][own], equal_nan=True)
+    with pytest.raises(ValueError, match="placement values"):
+        record_games(2, 1, "greedy", 1, 0.995, 0.1, 0.02, set_values=True)
+
+
+def test_set_value_loss_ignores_a_common_shift(expect_model):
+    import torch
+
+    from training.bc import record_games, set_value_loss
+
+    data = record_games(2, 1, "planner", 3, 0.995, 0.1, 0.02, set_values=True)
+    obs = torch.as_tensor(data["obs"])
+    idx = np.arange(len(obs))
+    head = expect_model.policy.action_net
+    with torch.no_grad():
+        pred = head.set_values(obs).numpy()
+    rows = data["sv_index"] >= 0
+    fitted = dict(data)
+    fitted["sv"] = np.where(np.isnan(data["sv"]), np.nan, 0.0).astype(np.float32)
+    fitted["sv"][data["sv_index"][rows]] = np.where(
+        np.isnan(data["sv"][data["sv_index"][rows]]), np.nan, pred[rows] + 7.0
+    )
+    with torch.no_grad():
+        assert float(set_value_loss(head, obs, fitted, idx)) == pytest.approx(0.0, abs=1e-6)
+        assert float(set_value_loss(head, obs, data, idx)) > 1e-3
+
+
+def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
+    import argparse
+    import json
+
+    from shelfie_env.bots.ppo import PPOBot
+    from training import train as train_cli
+
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    flags = (
+        "--policy-head expect --batched --n-envs 8 --n-steps 32 --batch-size 64 --n-epochs 1 --net-arch 32"
+    )
+    flags += " --bc-teacher planner --bc-soft-tau 0.05 --bc-games 3 --bc-epochs 1 --bc-dagger-rounds 1"
+    flags += " --bc-dagger-games 1 --bc-dagger-epochs 1 --total-steps 256 --eval-every 256 --eval-games 2"
+    run_dir = tmp_path / "runs" / "e"
+    assert train_cli.run(parser.parse_args([*flags.split(), "--run-dir", str(run_dir)])) == 0
+    assert list((tmp_path / "runs" / "teacher").glob("*_q_sv.npz"))  # placement values recorded
+    assert "bc_val_regret" in json.loads((run_dir / "bc.json").read_text())
+    bot = PPOBot.load(run_dir / "latest.zip")
+    assert bot.policy.expect is not None
+    game = Game.new(2, rng=4)
+    while not game.over:
+        action = bot.act_game(game)
+        assert game.legal_mask()[action]
+        game.step(action)
