@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from shelfie_env.bots import act_on_game, make
+from shelfie_env.arena import build_bot
+from shelfie_env.bots import act_on_game
 from shelfie_env.engine import REROLL, Game
 
 
@@ -43,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--reroll", default="planner", help="bot for the reroll phase (default planner)")
+    parser.add_argument(
+        "--reroll",
+        default="planner",
+        help="bot spec for the reroll phase, as for `shelfie arena` (default planner)",
+    )
     parser.add_argument("--rest", default="ppo", help="bot for the circle and cross phases (default ppo)")
     parser.add_argument("--opponent", default="greedy", help="the other seat (default greedy)")
     parser.add_argument("--games", type=int, default=1000)
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be >= 1")
-    swap, opponent = PhaseSwap(make(args.reroll), make(args.rest)), make(args.opponent)
+    swap, opponent = PhaseSwap(build_bot(args.reroll), build_bot(args.rest)), build_bot(args.opponent)
     wins = ties = losses = 0
     for i in range(args.games):
         seat = i % 2
