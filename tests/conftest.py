@@ -164,3 +164,18 @@ def spec_state(**overrides: Any) -> dict[str, Any]:
     }
     s.update(overrides)
     return s
+
+
+def random_positions(n: int, seed: int, players: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` observations (mover's seat) and legal masks from random-play games, for policy tests."""
+    from shelfie_env.observation import encode
+
+    rng = np.random.default_rng(seed)
+    game, obs, masks = Game.new(players, rng=seed), [], []
+    while len(obs) < n:
+        if game.over:
+            game = Game.new(players, rng=int(rng.integers(1 << 30)))
+        obs.append(encode(game, game.current))
+        masks.append(game.legal_mask())
+        game.step(int(rng.choice(np.flatnonzero(masks[-1]))))
+    return np.array(obs), np.array(masks)

@@ -13,6 +13,8 @@ from shelfie_env.planner import PlannerBot
 from shelfie_env.planner.dice import FINAL_INDEX, counts_of
 from shelfie_env.planner.search import placement_values as planner_v0
 
+from .conftest import random_positions
+
 LAYOUT = Layout(2)
 
 
@@ -74,22 +76,10 @@ def expect_model():
     )
 
 
-def _positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    game, obs, masks = Game.new(2, rng=seed), [], []
-    while len(obs) < n:
-        if game.over:
-            game = Game.new(2, rng=int(rng.integers(1 << 30)))
-        obs.append(encode(game, game.current))
-        masks.append(game.legal_mask())
-        game.step(int(rng.choice(np.flatnonzero(masks[-1]))))
-    return np.array(obs), np.array(masks)
-
-
 def test_numpy_copy_of_the_expect_head_matches_torch(expect_model):
     import torch
 
-    obs, masks = _positions(300, seed=1)
+    obs, masks = random_positions(300, seed=1)
     with torch.no_grad():
         for p in expect_model.policy.parameters():
             p.normal_(0.0, 0.3)

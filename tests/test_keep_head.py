@@ -11,7 +11,9 @@ from shelfie_env.actions import reroll_positions
 from shelfie_env.checkpoint import NumpyPolicy
 from shelfie_env.engine import Game
 from shelfie_env.keep_head import keep_features, kept_counts
-from shelfie_env.observation import encode, layout
+from shelfie_env.observation import layout
+
+from .conftest import random_positions
 
 DICE = {name: start for name, start, _ in layout(2)}["dice_onehot"]
 
@@ -54,22 +56,10 @@ def keep_model():
     )
 
 
-def _positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    game, obs, masks = Game.new(2, rng=seed), [], []
-    while len(obs) < n:
-        if game.over:
-            game = Game.new(2, rng=int(rng.integers(1 << 30)))
-        obs.append(encode(game, game.current))
-        masks.append(game.legal_mask())
-        game.step(int(rng.choice(np.flatnonzero(masks[-1]))))
-    return np.array(obs), np.array(masks)
-
-
 def test_numpy_copy_of_the_keep_head_matches_torch(keep_model):
     import torch
 
-    obs, masks = _positions(200, seed=1)
+    obs, masks = random_positions(200, seed=1)
     # random (not just initial) weights so the head's every term matters
     with torch.no_grad():
         for p in keep_model.policy.parameters():
@@ -99,7 +89,7 @@ def test_keep_head_checkpoint_round_trips_and_plays_legally(keep_model, tmp_path
 
     path = save_model(keep_model, tmp_path / "keep.zip", make_card(2, config={"policy_head": "keep"}))
     loaded, _ = load_model(path, num_players=2)
-    obs, _ = _positions(20, seed=2)
+    obs, _ = random_positions(20, seed=2)
     assert np.allclose(
         NumpyPolicy.from_sb3(loaded.policy).logits(obs), NumpyPolicy.from_sb3(keep_model.policy).logits(obs)
     )

@@ -38,6 +38,11 @@ from shelfie_env.planner.dice import SUB_KEEPS
 TAIL = REROLL_FLAG + 4  # the observation must reach the phase one-hot
 
 
+def _numpy(x: torch.Tensor) -> np.ndarray:
+    """A parameter as a float32 numpy array (for the numpy copies of the heads)."""
+    return x.detach().cpu().numpy().astype(np.float32)
+
+
 class DiceLatentExtractor(MlpExtractor):
     """:class:`MlpExtractor` whose actor latent is ``policy_net(obs)``, the 36 dice numbers, the reroll flag."""
 
@@ -87,14 +92,11 @@ class KeepHead(nn.Module):
     def numpy_head(self) -> dict[str, np.ndarray]:
         """Weights as ``(in, out)`` float32 arrays for :class:`~shelfie_env.checkpoint.NumpyPolicy`."""
 
-        def t(x: torch.Tensor) -> np.ndarray:
-            return x.detach().cpu().numpy().astype(np.float32)
-
         out = {"dice_start": np.array(self.dice_start)}
         for name in ("other", "embed", "score", "out"):
             layer = getattr(self, name)
-            out[f"{name}_w"], out[f"{name}_b"] = t(layer.weight).T.copy(), t(layer.bias)
-        out["keep_w"] = t(self.keep.weight).T.copy()
+            out[f"{name}_w"], out[f"{name}_b"] = _numpy(layer.weight).T.copy(), _numpy(layer.bias)
+        out["keep_w"] = _numpy(self.keep.weight).T.copy()
         return out
 
 
@@ -229,18 +231,15 @@ class ExpectHead(nn.Module):
     def numpy_head(self) -> dict[str, np.ndarray]:
         """Weights as ``(in, out)`` float32 arrays for :class:`~shelfie_env.checkpoint.NumpyPolicy`."""
 
-        def t(x: torch.Tensor) -> np.ndarray:
-            return x.detach().cpu().numpy().astype(np.float32)
-
         out = {
             "players": np.array(self.players),
-            "log_temp": t(self.log_temp),
-            "other_w": t(self.other.weight).T.copy(),
-            "other_b": t(self.other.bias),
+            "log_temp": _numpy(self.log_temp),
+            "other_w": _numpy(self.other.weight).T.copy(),
+            "other_b": _numpy(self.other.bias),
         }
         linears = [m for m in self.sets if isinstance(m, nn.Linear)]
         for i, layer in enumerate(linears):
-            out[f"sets_w{i}"], out[f"sets_b{i}"] = t(layer.weight).T.copy(), t(layer.bias)
+            out[f"sets_w{i}"], out[f"sets_b{i}"] = _numpy(layer.weight).T.copy(), _numpy(layer.bias)
         return out
 
 
