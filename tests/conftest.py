@@ -179,3 +179,22 @@ def random_positions(n: int, seed: int, players: int = 2) -> tuple[np.ndarray, n
         masks.append(game.legal_mask())
         game.step(int(rng.choice(np.flatnonzero(masks[-1]))))
     return np.array(obs), np.array(masks)
+
+
+def tiny_ppo(policy: Any, **policy_kwargs: Any) -> Any:
+    """A small untrained 2-player ``MaskablePPO`` with ``policy`` (hidden 32 x 32), for policy tests."""
+    from sb3_contrib import MaskablePPO
+
+    from training.selfplay import SelfPlayEnv
+
+    kwargs = {"net_arch": [32, 32], **policy_kwargs}
+    return MaskablePPO(policy, SelfPlayEnv(players=2), policy_kwargs=kwargs, seed=0, device="cpu")
+
+
+def assert_plays_legally(bot: Any, seed: int, via_state: bool = True) -> None:
+    """Play one 2-player game with ``bot`` in every seat, checking each action against the legal mask."""
+    game = Game.new(2, rng=seed)
+    while not game.over:
+        action = bot.act(game.to_dict()) if via_state else bot.act_game(game)
+        assert game.legal_mask()[action], f"illegal action {action}"
+        game.step(action)

@@ -13,7 +13,7 @@ from shelfie_env.planner import PlannerBot
 from shelfie_env.planner.dice import FINAL_INDEX, counts_of
 from shelfie_env.planner.search import placement_values as planner_v0
 
-from .conftest import random_positions
+from .conftest import assert_plays_legally, random_positions, tiny_ppo
 
 LAYOUT = Layout(2)
 
@@ -62,18 +62,9 @@ def test_free_cells_and_impossible_placements():
 
 @pytest.fixture(scope="module")
 def expect_model():
-    from sb3_contrib import MaskablePPO
-
     from training.policy import ExpectHeadPolicy
-    from training.selfplay import SelfPlayEnv
 
-    return MaskablePPO(
-        ExpectHeadPolicy,
-        SelfPlayEnv(players=2),
-        policy_kwargs={"net_arch": [32, 32], "players": 2, "set_arch": [32]},
-        seed=0,
-        device="cpu",
-    )
+    return tiny_ppo(ExpectHeadPolicy, players=2, set_arch=[32])
 
 
 def test_numpy_copy_of_the_expect_head_matches_torch(expect_model):
@@ -112,11 +103,7 @@ def test_expect_head_checkpoint_plays_legally(expect_model, tmp_path):
     path = save_model(expect_model, tmp_path / "e.zip", make_card(2, config={"policy_head": "expect"}))
     for deterministic in (True, False):
         bot = PPOBot.load(path, deterministic=deterministic, seed=0)
-        game = Game.new(2, rng=11)
-        while not game.over:
-            action = bot.act(game.to_dict())
-            assert game.legal_mask()[action]
-            game.step(action)
+        assert_plays_legally(bot, seed=11)
 
 
 def test_recorded_placement_values_index_each_turn_and_merge():
@@ -181,8 +168,4 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
     assert "bc_val_regret" in json.loads((run_dir / "bc.json").read_text())
     bot = PPOBot.load(run_dir / "latest.zip")
     assert bot.policy.expect is not None
-    game = Game.new(2, rng=4)
-    while not game.over:
-        action = bot.act_game(game)
-        assert game.legal_mask()[action]
-        game.step(action)
+    assert_plays_legally(bot, seed=4, via_state=False)

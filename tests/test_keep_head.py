@@ -9,11 +9,10 @@ import pytest
 
 from shelfie_env.actions import reroll_positions
 from shelfie_env.checkpoint import NumpyPolicy
-from shelfie_env.engine import Game
 from shelfie_env.keep_head import keep_features, kept_counts
 from shelfie_env.observation import layout
 
-from .conftest import random_positions
+from .conftest import assert_plays_legally, random_positions, tiny_ppo
 
 DICE = {name: start for name, start, _ in layout(2)}["dice_onehot"]
 
@@ -42,18 +41,9 @@ def test_keep_features_count_the_dice_each_id_keeps(dice):
 
 @pytest.fixture(scope="module")
 def keep_model():
-    from sb3_contrib import MaskablePPO
-
     from training.policy import KeepHeadPolicy
-    from training.selfplay import SelfPlayEnv
 
-    return MaskablePPO(
-        KeepHeadPolicy,
-        SelfPlayEnv(players=2),
-        policy_kwargs={"net_arch": [32, 32], "dice_start": DICE, "keep_embed": 16, "keep_score": 8},
-        seed=0,
-        device="cpu",
-    )
+    return tiny_ppo(KeepHeadPolicy, dice_start=DICE, keep_embed=16, keep_score=8)
 
 
 def test_numpy_copy_of_the_keep_head_matches_torch(keep_model):
@@ -95,11 +85,7 @@ def test_keep_head_checkpoint_round_trips_and_plays_legally(keep_model, tmp_path
     )
     for deterministic in (True, False):
         bot = PPOBot.load(path, deterministic=deterministic, seed=0)
-        game = Game.new(2, rng=9)
-        while not game.over:
-            action = bot.act(game.to_dict())
-            assert game.legal_mask()[action]
-            game.step(action)
+        assert_plays_legally(bot, seed=9)
 
 
 def test_keep_head_is_a_training_option():
@@ -130,8 +116,4 @@ def test_training_run_with_the_keep_head_writes_a_playable_checkpoint(tmp_path):
         assert any(k.endswith("head_keep_w") for k in data.files)  # snapshots keep their head
     bot = PPOBot.load(run_dir / "latest.zip")
     assert bot.policy.head is not None
-    game = Game.new(2, rng=3)
-    while not game.over:
-        action = bot.act_game(game)
-        assert game.legal_mask()[action]
-        game.step(action)
+    assert_plays_legally(bot, seed=3, via_state=False)
