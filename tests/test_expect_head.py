@@ -169,3 +169,17 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
     bot = PPOBot.load(run_dir / "latest.zip")
     assert bot.policy.expect is not None
     assert_plays_legally(bot, seed=4, via_state=False)
+
+    # a new run can start from the distilled network (distilled.zip) and skips the warm start
+    bc = PPOBot.load(run_dir / "distilled.zip")
+    obs, _ = random_positions(30, seed=6)
+    more = "--total-steps 256 --eval-every 256 --eval-games 2 --bc-games 3"
+    more += f" --init-from {run_dir / 'distilled.zip'} --learning-rate 0"
+    args = [*flags.split(), *more.split()]
+    assert train_cli.run(parser.parse_args([*args, "--run-dir", str(tmp_path / "runs" / "f")])) == 0
+    assert not (tmp_path / "runs" / "f" / "distilled.zip").exists()
+    again = PPOBot.load(tmp_path / "runs" / "f" / "latest.zip")
+    assert np.allclose(again.policy.logits(obs), bc.policy.logits(obs), atol=1e-5)  # step size 0: unchanged
+    with pytest.raises(ValueError, match="policy_head"):
+        wrong = [*args, "--policy-head", "keep", "--run-dir", str(tmp_path / "runs" / "g")]
+        train_cli.run(parser.parse_args(wrong))

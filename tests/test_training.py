@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import shlex
 import shutil
 
 import numpy as np
@@ -303,6 +305,9 @@ def test_the_cards_train_command_reproduces_the_config():
     cfg = TrainConfig(batched=True, net_arch=[64, 32], policy_head="keep", bc_soft_tau=0.05, run_dir="runs/x")
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
-    words = train_cli.train_command(cfg).split()
+    words = shlex.split(train_cli.train_command(cfg))
     assert words[:2] == ["shelfie", "train"] and "--batched" in words
     assert train_cli.config_from_args(parser.parse_args(words[2:])) == cfg
+    other = dataclasses.replace(cfg, init_from="runs/my run/distilled.zip")
+    words = shlex.split(train_cli.train_command(other))
+    assert train_cli.config_from_args(parser.parse_args(words[2:])) == other

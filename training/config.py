@@ -126,6 +126,11 @@ class TrainConfig:
     good and which are blunders. A move worse by ``bc_soft_tau`` in the planner's units (about 10 x
     win-minus-loss chance) gets 1/e of the weight. 0 = the teacher's choice only."""
 
+    init_from: str = ""
+    """Start from the network of this checkpoint (e.g. an earlier run's ``distilled.zip``, the
+    network right after its warm start) instead of a fresh one, and skip the warm start; its card
+    must match ``players``, ``policy_head``, ``net_arch`` and ``activation``. Empty = a fresh one."""
+
     snapshot_every: int = 100_000
     """Learner steps between two frozen snapshots added to the opponent pool."""
 

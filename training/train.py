@@ -8,7 +8,7 @@ checkpoint of the run (with its card) when training ends.
 
 Run directory layout: ``config.json``, ``train.log``, ``tb/`` (TensorBoard:
 ``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
-``best.zip``/``.json``, ``pool.npz``.
+``best.zip``/``.json``, ``pool.npz``, and ``distilled.zip`` (the network right after the warm start, with its card).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
 import shutil
 import sys
 import time
@@ -133,7 +134,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger
 
-    from shelfie_env.checkpoint import load_model, make_card
+    from shelfie_env.checkpoint import load_model, make_card, save_model
 
     from .callbacks import CheckpointCallback, EvalCallback, RenamedTensorBoard, SelfPlayCallback
 
@@ -217,8 +218,12 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
             verbose=0,
             policy_kwargs=policy_kwargs,
         )
-    if not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
+    if not resume and cfg.init_from:
+        start_from(model, cfg)
+    elif not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
         warm_start(model, cfg, run_dir)
+        # the distilled network before any PPO update, for comparison or --init-from
+        save_model(model, run_dir / "distilled.zip", card_fn(0, {}))
     model.set_logger(
         Logger(
             str(run_dir),
@@ -252,15 +257,34 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
 
 
 def train_command(cfg: TrainConfig) -> str:
-    """The ``shelfie train`` command line that reproduces ``cfg`` (every field, booleans included)."""
+    """The ``shelfie train`` command line that reproduces ``cfg`` (every field, booleans included;
+    shell-quoted, so an empty ``init_from`` reads ``--init-from ''``)."""
 
     def flag(name: str, value: Any) -> str:
         opt = name.replace("_", "-")
         if isinstance(value, bool):
             return f"--{opt}" if value else f"--no-{opt}"
-        return f"--{opt} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+        words = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        return f"--{opt} {' '.join(shlex.quote(w) for w in words)}"
 
     return "shelfie train " + " ".join(flag(k, v) for k, v in cfg.to_dict().items())
+
+
+def start_from(model: Any, cfg: TrainConfig) -> None:
+    """Copy the network of checkpoint ``cfg.init_from`` into ``model`` (a new run's fresh one)."""
+    from shelfie_env.checkpoint import CheckpointMismatchError, load_model
+
+    source, card = load_model(cfg.init_from, cfg.players)
+    theirs = card.get("config", {})
+    for key in ("policy_head", "net_arch", "activation"):
+        default = getattr(TrainConfig(), key)
+        if theirs.get(key, default) != getattr(cfg, key):
+            raise CheckpointMismatchError(
+                f"--init-from {cfg.init_from}: its {key} is {theirs.get(key, default)!r}, "
+                f"this run's is {getattr(cfg, key)!r}"
+            )
+    model.policy.load_state_dict(source.policy.state_dict())
+    print(f"[init] network from {cfg.init_from} ({card.get('steps', 0)} steps)", flush=True)
 
 
 def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
