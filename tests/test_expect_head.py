@@ -183,3 +183,17 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
     with pytest.raises(ValueError, match="policy_head"):
         wrong = [*args, "--policy-head", "keep", "--run-dir", str(tmp_path / "runs" / "g")]
         train_cli.run(parser.parse_args(wrong))
+
+
+def test_distillation_on_reroll_rows_only_stays_finite():
+    import torch
+
+    from training.bc import clone, record_games
+    from training.policy import ExpectHeadPolicy
+
+    data = record_games(2, 1, "planner", 5, 0.995, 0.1, 0.02, set_values=True)
+    reroll = data["masks"][:, :64].any(axis=1)
+    only = {k: v[reroll] if k not in ("sv",) else v for k, v in data.items()}
+    model = tiny_ppo(ExpectHeadPolicy, players=2, set_arch=[32])
+    clone(model, only, epochs=1, batch_size=8, tau=0.05, log=lambda *_: None)
+    assert all(torch.isfinite(p).all() for p in model.policy.parameters())

@@ -251,22 +251,23 @@ def clone(
             for group in opt.param_groups:
                 group["lr"] = lr * (1.0 - 0.9 * done / total_batches)
             idx = order[start : start + batch_size]
+            loss = torch.zeros(())
             if fit_sets:
-                # the rerolls are fitted through the placement values: no cross-entropy on them
-                set_loss = set_value_loss(policy.action_net, obs, data, idx)
+                # The rerolls are fitted through the placement values: no cross-entropy (and, as
+                # the shipped run was trained, no critic loss) on those rows.
+                loss = set_value_loss(policy.action_net, obs, data, idx)
                 idx = idx[~masks[idx][:, :64].any(axis=1)]
-            if tau <= 0:
-                values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
-                actor_loss = -log_prob.mean()
-            else:
-                # Targets per minibatch: the whole dataset's would be a dense (n, 120) copy.
-                soft = torch.as_tensor(soft_targets(data["values"][idx], masks[idx], tau))
-                values = policy.predict_values(obs[idx])
-                logits = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
-                actor_loss = -(soft * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            if fit_sets:
-                actor_loss = actor_loss + set_loss
-            loss = actor_loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
+            if len(idx):  # (empty only in a short last batch of reroll rows)
+                if tau <= 0:
+                    values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
+                    actor_loss = -log_prob.mean()
+                else:
+                    # Targets per minibatch: the whole dataset's would be a dense (n, 120) copy.
+                    soft = torch.as_tensor(soft_targets(data["values"][idx], masks[idx], tau))
+                    values = policy.predict_values(obs[idx])
+                    logits = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.logits
+                    actor_loss = -(soft * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                loss = loss + actor_loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
