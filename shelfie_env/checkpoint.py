@@ -143,13 +143,28 @@ def write_card(model_path: str | Path, card: Mapping[str, Any]) -> Path:
     return path
 
 
-def save_model(model: Any, model_path: str | Path, card: Mapping[str, Any]) -> Path:
-    """Save an SB3 model and its card (card checked first); returns the ``.zip`` path."""
+def save_model(
+    model: Any, model_path: str | Path, card: Mapping[str, Any], optimizer_state: bool = True
+) -> Path:
+    """Save an SB3 model and its card (card checked first); returns the ``.zip`` path.
+
+    With ``optimizer_state=False`` the optimiser's moments are left out (an empty
+    optimiser is stored in their place, so the file still loads): a model to play or
+    to start a new run from (``--init-from``) is a third of the size; resuming a run
+    needs them.
+    """
     check_card(card, source="card to save")
     zp = zip_path(model_path)
     zp.parent.mkdir(parents=True, exist_ok=True)
     tmp = zp.with_name(zp.stem + ".tmp.zip")
-    model.save(str(tmp))
+    policy = model.policy
+    kept = policy.optimizer
+    if not optimizer_state:
+        policy.optimizer = type(kept)(policy.parameters(), **kept.defaults)
+    try:
+        model.save(str(tmp))
+    finally:
+        policy.optimizer = kept
     tmp.replace(zp)
     write_card(zp, card)
     return zp

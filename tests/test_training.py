@@ -311,3 +311,22 @@ def test_the_cards_train_command_reproduces_the_config():
     other = dataclasses.replace(cfg, init_from="runs/my run/distilled.zip")
     words = shlex.split(train_cli.train_command(other))
     assert train_cli.config_from_args(parser.parse_args(words[2:])) == other
+
+
+def test_a_checkpoint_saved_without_optimiser_state_plays_the_same(tmp_path):
+    import torch
+
+    from shelfie_env.checkpoint import make_card, save_model
+
+    from .conftest import tiny_ppo
+
+    model = tiny_ppo("MlpPolicy")
+    model.learn(128)  # the optimiser now holds moments
+    full = save_model(model, tmp_path / "full.zip", make_card(2))
+    slim = save_model(model, tmp_path / "slim.zip", make_card(2), optimizer_state=False)
+    assert slim.stat().st_size < full.stat().st_size
+    assert model.policy.optimizer.state  # the live model keeps its optimiser
+    loaded, _ = load_model(slim, num_players=2)
+    want = model.policy.state_dict()
+    assert all(torch.equal(v, want[k]) for k, v in loaded.policy.state_dict().items())
+    assert not loaded.policy.optimizer.state

@@ -3,8 +3,8 @@
 Every field of :class:`training.config.TrainConfig` is a flag
 (``--total-steps 3000000 --players 2 --run-dir runs/ppo_2p``). ``--resume``
 continues a run from its ``latest.zip`` (network, optimiser, step count,
-opponent pool and eval log); ``--export models/ppo_2p.zip`` copies the best
-checkpoint of the run (with its card) when training ends.
+opponent pool and eval log); ``--export models/ppo_2p.zip`` saves the best
+checkpoint of the run (with its card, without the optimiser state) when training ends.
 
 Run directory layout: ``config.json``, ``train.log``, ``tb/`` (TensorBoard:
 ``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
@@ -17,7 +17,6 @@ import argparse
 import dataclasses
 import json
 import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -52,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--export",
         type=Path,
         default=None,
-        help="after training, copy the run's best checkpoint and card to this .zip path",
+        help="after training, save the run's best checkpoint and card to this .zip path (no optimiser state)",
     )
 
 
@@ -223,7 +222,7 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
     elif not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
         warm_start(model, cfg, run_dir)
         # the distilled network before any PPO update, for comparison or --init-from
-        save_model(model, run_dir / "distilled.zip", card_fn(0, {}))
+        save_model(model, run_dir / "distilled.zip", card_fn(0, {}), optimizer_state=False)
     model.set_logger(
         Logger(
             str(run_dir),
@@ -384,11 +383,11 @@ def run(args: argparse.Namespace) -> int:
         src = run_dir / "best.zip"
         if not src.is_file():
             src = run_dir / "latest.zip"
-        dst = Path(export).with_suffix(".zip")
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
-        shutil.copyfile(src.with_suffix(".json"), dst.with_suffix(".json"))
-        print(f"exported {src} -> {dst}")
+        from shelfie_env.checkpoint import load_model, save_model
+
+        model, card = load_model(src, cfg.players)
+        dst = save_model(model, Path(export).with_suffix(".zip"), card, optimizer_state=False)
+        print(f"exported {src} -> {dst} (without the optimiser state)")
     return 0
 
 
