@@ -274,15 +274,25 @@ class NumpyPolicy:
     def _act(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
 
+    def _mlp(
+        self,
+        x: np.ndarray,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activate_last: bool,
+        act: Any = None,
+    ) -> np.ndarray:
+        """``layers`` applied in turn, with the activation (default: the policy's) between them."""
+        act = act or self._act
+        for i, (w, b) in enumerate(layers):
+            x = x @ w + b
+            if activate_last or i < len(layers) - 1:
+                x = act(x)
+        return x
+
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one observation (or a batch)."""
-        x = np.asarray(obs, np.float32)
         head = self.head
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if i < last or head is not None:
-                x = self._act(x)
+        x = self._mlp(np.asarray(obs, np.float32), self.layers, activate_last=head is not None)
         if head is None:
             return x
         single = x.ndim == 1
@@ -307,11 +317,7 @@ class NumpyPolicy:
         rows = np.flatnonzero(o[:, layout.reroll] > 0.5)  # only these can reroll
         reroll = np.zeros((len(h), NUM_REROLL_IDS), np.float32)
         if len(rows):
-            sv = layout.position(o[rows])
-            for i, (w, b) in enumerate(sets):
-                sv = sv @ w + b
-                if i < len(sets) - 1:
-                    sv = np.tanh(sv)
+            sv = self._mlp(layout.position(o[rows]), sets, activate_last=False, act=np.tanh)
             v0 = placement_values(sv, layout.free_cells(o[rows]))
             dice = o[rows, layout.dice : layout.dice + DICE_SIZE]
             values = reroll_values(v0, dice, o[rows, layout.two_rolls] > 0.5)

@@ -38,14 +38,19 @@ from .evaluation import Context, Weights
 from .placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
 
 
+def _free_placements(ctx: Context) -> tuple[np.ndarray, list[int]]:
+    """Indices of the sets within the player's free cells, and the rows it may cross out."""
+    sel = np.flatnonzero((SET_MASKS & ~ctx.free) == 0)
+    return sel, [r for r in range(5) if ctx.free >> (5 * r) & 31]
+
+
 def placement_values(ctx: Context, with_choice: bool = False):  # type: ignore[no-untyped-def]
     """``V0``: value of the best placement for each of the 462 final dice multisets.
 
     With ``with_choice`` also return, per multiset, the mask of the best set of
     cells to circle (0 when nothing can be circled and a row must be crossed).
     """
-    sel = np.flatnonzero((SET_MASKS & ~ctx.free) == 0)
-    rows = [r for r in range(5) if ctx.free >> (5 * r) & 31]
+    sel, rows = _free_placements(ctx)
     cross_best = float(ctx.evaluate_crosses(rows).max()) if rows else -np.inf
     if sel.size == 0:
         v0 = np.full(len(FINAL_INDEX), cross_best)
@@ -74,10 +79,9 @@ def set_values(ctx: Context) -> np.ndarray:
     targets for the expectimax policy head, :mod:`shelfie_env.expect_head`).
     """
     out = np.full(len(SET_MASKS) + 5, np.nan, dtype=np.float32)
-    sel = np.flatnonzero((SET_MASKS & ~ctx.free) == 0)
+    sel, rows = _free_placements(ctx)
     if sel.size:
         out[sel] = ctx.evaluate_circles(SET_MASKS[sel])
-    rows = [r for r in range(5) if ctx.free >> (5 * r) & 31]
     if rows:
         out[len(SET_MASKS) + np.array(rows)] = ctx.evaluate_crosses(rows)
     return out
