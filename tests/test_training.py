@@ -203,6 +203,25 @@ def test_dagger_records_only_the_learners_positions_with_teacher_labels():
     assert (on_turn == 1.0).all()
 
 
+def test_teacher_games_against_an_opponent_record_only_the_teachers_seat():
+    from training.bc import record_games
+
+    kw = {"gamma": 1.0, "margin_coef": 0.0, "solo_reward_scale": 0.0}
+    self_play = record_games(2, 4, "greedy", seed=9, **kw)
+    faced = record_games(2, 4, "greedy", seed=9, opponent="random", opponent_share=1.0, **kw)
+    assert 0 < len(faced["actions"]) < len(self_play["actions"])
+    assert all(faced["masks"][i, a] for i, a in enumerate(faced["actions"]))
+    assert (faced["obs"][:, 50 * 2 + 60] == 1.0).all()  # only the recorded seat's own turns
+    # one seat per game, greedy against random: it wins all four, so every return is +1
+    assert (faced["returns"] == 1.0).all()
+    half = record_games(2, 4, "greedy", seed=9, opponent="random", opponent_share=0.5, **kw)
+    assert len(faced["actions"]) < len(half["actions"]) < len(self_play["actions"])
+    with pytest.raises(ValueError, match="opponent_share"):
+        record_games(2, 1, "greedy", seed=9, opponent="random", opponent_share=1.5, **kw)
+    with pytest.raises(ValueError, match="bc_opponent_share"):
+        TrainConfig(players=1, bc_opponent_share=0.5)
+
+
 def test_batched_training_run_uses_the_pool_and_resumes(tmp_path):
     run_dir = tmp_path / "b"
     args = ["--batched", "--n-envs", "8", "--n-steps", "64", "--bc-games", "0", "--total-steps", "1024"]

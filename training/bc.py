@@ -2,14 +2,15 @@
 
 PPO from a random network spends millions of steps learning what a simple
 heuristic already knows. With ``bc_games > 0`` the run first plays
-``bc_games`` games of the teacher (``greedy`` by default) against itself,
-records every decision (observation from the mover's seat, legal mask, action)
+``bc_games`` games of the teacher (``greedy`` by default) against itself (or,
+for the share ``bc_opponent_share`` of them, against ``bc_opponent``), records every decision (observation from the mover's seat, legal mask, action)
 and the mover's discounted final reward, and fits the actor by masked
 cross-entropy and the critic by mean squared error on those returns. PPO then
 continues from that network; the card records the warm start.
 
 With ``bc_dagger_rounds > 0`` each round then lets the cloned network play
-``bc_dagger_games`` games against the teacher, labels the positions the
+``bc_dagger_games`` games against the teacher (the share ``bc_opponent_share``
+against ``bc_opponent``), labels the positions the
 network reached with the teacher's choice, adds them to the data and fits
 again (DAgger): the network also learns what the teacher would do in the
 positions its own mistakes lead to.
@@ -51,6 +52,8 @@ def record_games(
     solo_reward_scale: float,
     learner: Any = None,
     set_values: bool = False,
+    opponent: str = "",
+    opponent_share: float = 0.0,
 ) -> dict[str, np.ndarray]:
     """Play ``games`` games and record decisions labelled with ``teacher``'s action.
 
@@ -63,7 +66,17 @@ def record_games(
     When the teacher reports action values (``action_values_game``) they are
     recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions); with
     ``set_values`` also its placement values (``sv``/``sv_index``, module docstring).
+
+    With ``opponent`` (a bot name) and ``opponent_share`` > 0, that share of the games (spread
+    evenly: game ``i`` when ``floor((i + 1) * share) > floor(i * share)``) pits seat
+    ``i mod players`` (the learner, or the teacher) against ``opponent`` in every other seat, and
+    only that seat is recorded.
     """
+    if not 0.0 <= opponent_share <= 1.0:
+        raise ValueError(f"opponent_share must be in [0, 1], got {opponent_share}")
+    if opponent_share > 0 and players < 2:
+        raise ValueError("opponent_share > 0 needs at least 2 players")
+    rival = make(opponent) if opponent_share > 0 else None
     bot = make(teacher)
     valued = reports_values(bot)
     if set_values and not hasattr(bot, "set_values_game"):
@@ -74,18 +87,22 @@ def record_games(
     sv_index: list[int] = []
     for i in range(games):
         game = Game.new(players, rng=rng)
-        learner_seat = i % players if learner is not None else -1
+        faced = rival is not None and int((i + 1) * opponent_share) > int(i * opponent_share)
+        focus = i % players if learner is not None or faced else -1  # the one recorded seat
         movers: list[int] = []
         step_rewards: list[float] = []
         while not game.over:
             p = game.current
+            if faced and p != focus:
+                game.step(act_on_game(rival, game))
+                continue
             if valued:
                 values = bot.action_values_game(game)
                 label = best_action(values)
             else:
                 label = act_on_game(bot, game)
-            play = act_on_game(learner, game) if p == learner_seat else label
-            if learner is None or p == learner_seat:
+            play = act_on_game(learner, game) if learner is not None and p == focus else label
+            if focus < 0 or p == focus:
                 obs.append(encode(game, p))
                 masks.append(game.legal_mask().astype(bool))
                 acts.append(label)
@@ -103,7 +120,7 @@ def record_games(
                         sv_index.append(len(svs) - 1)
             before = game.score(p)
             game.step(play)
-            if learner is None or p == learner_seat:
+            if focus < 0 or p == focus:
                 step_rewards.append((game.score(p) - before) * solo_reward_scale if players == 1 else 0.0)
         scores = game.scores()
         final = []
@@ -150,10 +167,22 @@ def teacher_data(
     margin_coef: float,
     solo_reward_scale: float,
     set_values: bool = False,
+    opponent: str = "",
+    opponent_share: float = 0.0,
 ) -> dict[str, np.ndarray]:
-    """Decisions of ``teacher`` in ``games`` games against itself: obs, masks, actions, returns."""
+    """Decisions of ``teacher`` in ``games`` games against itself (a share of them against
+    ``opponent``, see :func:`record_games`): obs, masks, actions, returns."""
     return record_games(
-        players, games, teacher, seed, gamma, margin_coef, solo_reward_scale, set_values=set_values
+        players,
+        games,
+        teacher,
+        seed,
+        gamma,
+        margin_coef,
+        solo_reward_scale,
+        set_values=set_values,
+        opponent=opponent,
+        opponent_share=opponent_share,
     )
 
 

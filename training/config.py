@@ -119,6 +119,17 @@ class TrainConfig:
     bc_teacher: str = "greedy"
     """Bot imitated by the warm start."""
 
+    bc_opponent: str = "greedy"
+    """Bot that faces the teacher (and, in DAgger rounds, the network) in the share
+    ``bc_opponent_share`` of the warm-start games; only the teacher's (network's) seat is recorded
+    there."""
+
+    bc_opponent_share: float = 0.0
+    """Fraction of the warm-start games (teacher games and DAgger games alike) played against
+    ``bc_opponent`` instead of the teacher itself, spread evenly over the games. The evaluation
+    opponent is ``greedy``: positions from games against it are the ones the network must play
+    well. 0 = teacher self-play only (the shipped recipe)."""
+
     bc_soft_tau: float = 0.0
     """Soft targets (distillation) when > 0 and the teacher reports its action values (the
     ``planner`` does): the actor is fitted to ``softmax(values / bc_soft_tau)`` over the legal
@@ -183,10 +194,12 @@ class TrainConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.eval_games < 0:
             raise ValueError(f"eval_games must be >= 0, got {self.eval_games}")
-        for name in ("opp_random", "opp_greedy", "opp_latest"):
+        for name in ("opp_random", "opp_greedy", "opp_latest", "bc_opponent_share"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {v}")
+        if self.players == 1 and self.bc_opponent_share > 0:
+            raise ValueError("bc_opponent_share needs at least 2 players (solo has no opponent)")
         if self.opp_random + self.opp_greedy > 1.0 + 1e-9:
             raise ValueError("opp_random + opp_greedy must be <= 1")
         if self.activation not in ("tanh", "relu"):

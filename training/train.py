@@ -310,9 +310,13 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
         / (
             f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
             f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
-            f"{'_sv' if sets else ''}.npz"
+            f"{'_sv' if sets else ''}"
+            f"{f'_vs{cfg.bc_opponent}{cfg.bc_opponent_share:g}' if cfg.bc_opponent_share > 0 else ''}.npz"
         )
     )
+    vs = {"opponent": cfg.bc_opponent, "opponent_share": cfg.bc_opponent_share}
+    if cfg.bc_opponent_share > 0:
+        make(cfg.bc_opponent)  # an unknown bot name fails here, before any game is played
     t0 = time.time()
     if cache.is_file():
         with np.load(cache) as f:
@@ -328,6 +332,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
             cfg.margin_coef,
             cfg.solo_reward_scale,
             set_values=sets,
+            **vs,
         )
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(cache, **data)
@@ -350,6 +355,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
             cfg.solo_reward_scale,
             learner=learner,
             set_values=sets,
+            **vs,
         )
         data = merge(data, extra)
         print(
