@@ -184,6 +184,14 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
         wrong = [*args, "--policy-head", "keep", "--run-dir", str(tmp_path / "runs" / "g")]
         train_cli.run(parser.parse_args(wrong))
 
+    # --freeze-set-values: PPO moves the other logits but not the placement values
+    frozen = [*args[:-1], "3e-3", "--freeze-set-values", "--run-dir", str(tmp_path / "runs" / "h")]
+    assert train_cli.run(parser.parse_args(frozen)) == 0
+    after = PPOBot.load(tmp_path / "runs" / "h" / "latest.zip").policy.head
+    sets = [k for k in after if k.startswith("sets_")]
+    assert sets and all(np.array_equal(after[k], bc.policy.head[k]) for k in sets)
+    assert not np.allclose(after["other_w"], bc.policy.head["other_w"])
+
 
 def test_distillation_on_reroll_rows_only_stays_finite():
     import torch

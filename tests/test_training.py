@@ -127,6 +127,10 @@ def test_config_validation_and_docs():
         TrainConfig(players=5)
     with pytest.raises(ValueError, match="opp_random"):
         TrainConfig(opp_random=0.8, opp_greedy=0.5)
+    with pytest.raises(ValueError, match="freeze_set_values"):
+        TrainConfig(freeze_set_values=True)  # the flat head has no placement values
+    with pytest.raises(ValueError, match="bc_opponent_share"):
+        TrainConfig(bc_opponent_share=1.5)
     with pytest.raises(ValueError, match="unknown config field"):
         TrainConfig.from_dict({"nope": 1})
     assert TrainConfig.from_dict(TrainConfig().to_dict()) == TrainConfig()

@@ -80,6 +80,11 @@ class TrainConfig:
     as the planner computes it; with ``bc_teacher planner`` it is fitted to the planner's
     placement values). ``keep`` and ``expect`` imitate the planner's rerolls far better."""
 
+    freeze_set_values: bool = False
+    """With ``policy_head expect``: PPO leaves the placement-value MLP (and so every reroll
+    decision but its temperature) as the warm start or ``init_from`` left it; only the
+    circle / end-turn / cross-out logits, the reroll temperature and the critic learn."""
+
     margin_coef: float = 0.1
     """Reward shaping (multiplayer): at the end of a game the learner gets, on top of the
     rank reward (+1 win, -1 loss, 0 tie for 2 players), ``margin_coef * (own score - best
@@ -206,6 +211,8 @@ class TrainConfig:
             raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
         if self.policy_head not in ("flat", "keep", "expect"):
             raise ValueError(f"policy_head must be flat, keep or expect, got {self.policy_head!r}")
+        if self.freeze_set_values and self.policy_head != "expect":
+            raise ValueError("freeze_set_values needs policy_head expect")
         if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):
             raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
 

@@ -223,6 +223,9 @@ def train(cfg: TrainConfig, resume: bool = False) -> Path:
         warm_start(model, cfg, run_dir)
         # the distilled network before any PPO update, for comparison or --init-from
         save_model(model, run_dir / "distilled.zip", card_fn(0, {}), optimizer_state=False)
+    if cfg.freeze_set_values:
+        for param in model.policy.action_net.sets.parameters():
+            param.requires_grad_(False)  # Adam skips parameters without a gradient
     model.set_logger(
         Logger(
             str(run_dir),
