@@ -335,13 +335,7 @@ class NumpyPolicy:
         legal = np.asarray(mask, bool)
         if not legal.any():
             raise ValueError("no legal action in the mask")
-        z = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
-        if deterministic:
-            return int(np.argmax(z))
-        p = np.exp(z - z.max())
-        p /= p.sum()
-        gen = rng if rng is not None else np.random.default_rng()
-        return int(gen.choice(len(p), p=p))
+        return int(self.act_many(np.asarray(obs)[None], legal[None], deterministic, rng)[0])
 
     def act_many(
         self,
