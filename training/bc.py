@@ -3,8 +3,9 @@
 PPO from a random network spends millions of steps learning what a simple
 heuristic already knows. With ``bc_games > 0`` the run first plays
 ``bc_games`` games of the teacher (``greedy`` by default) against itself (or,
-for the share ``bc_opponent_share`` of them, against ``bc_opponent``), records every decision (observation from the mover's seat, legal mask, action)
-and the mover's discounted final reward, and fits the actor by masked
+for the share ``bc_opponent_share`` of them, against ``bc_opponent``), records
+every decision (observation from the mover's seat, legal mask, action) and the
+mover's discounted final reward, and fits the actor by masked
 cross-entropy and the critic by mean squared error on those returns. PPO then
 continues from that network; the card records the warm start.
 
