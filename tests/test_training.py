@@ -175,9 +175,9 @@ def test_warm_start_records_metrics(smoke_run):
 
 
 def test_teacher_returns_are_discounted_outcomes():
-    from training.bc import teacher_data
+    from training.bc import record_games
 
-    data = teacher_data(2, 2, "greedy", seed=4, gamma=0.5, margin_coef=0.0, solo_reward_scale=0.0)
+    data = record_games(2, 2, "greedy", seed=4, gamma=0.5, margin_coef=0.0, solo_reward_scale=0.0)
     n = len(data["actions"])
     assert data["obs"].shape == (n, 184) and data["masks"].shape == (n, 120)
     assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))

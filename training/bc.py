@@ -159,34 +159,6 @@ def reports_values(bot: Any) -> bool:
     return hasattr(bot, "action_values_game")
 
 
-def teacher_data(
-    players: int,
-    games: int,
-    teacher: str,
-    seed: int,
-    gamma: float,
-    margin_coef: float,
-    solo_reward_scale: float,
-    set_values: bool = False,
-    opponent: str = "",
-    opponent_share: float = 0.0,
-) -> dict[str, np.ndarray]:
-    """Decisions of ``teacher`` in ``games`` games against itself (a share of them against
-    ``opponent``, see :func:`record_games`): obs, masks, actions, returns."""
-    return record_games(
-        players,
-        games,
-        teacher,
-        seed,
-        gamma,
-        margin_coef,
-        solo_reward_scale,
-        set_values=set_values,
-        opponent=opponent,
-        opponent_share=opponent_share,
-    )
-
-
 def merge(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Concatenate two recorded datasets (keys present in both; ``sv_index`` follows ``sv``)."""
     out = {k: np.concatenate([a[k], b[k]]) for k in a if k in b}

@@ -297,7 +297,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
 
-    from .bc import clone, merge, record_games, reports_values, teacher_data
+    from .bc import clone, merge, record_games, reports_values
 
     teacher = make(cfg.bc_teacher)
     valued = reports_values(teacher)
@@ -307,26 +307,24 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
         raise ValueError(
             f"bc_soft_tau > 0 needs a teacher that reports action values (planner), not {cfg.bc_teacher!r}"
         )
+    vs = {"opponent": cfg.bc_opponent, "opponent_share": cfg.bc_opponent_share}
+    vs_tag = f"_vs{cfg.bc_opponent}{cfg.bc_opponent_share:g}" if cfg.bc_opponent_share > 0 else ""
     cache = (
         run_dir.parent
         / "teacher"
         / (
             f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
             f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
-            f"{'_sv' if sets else ''}"
-            f"{f'_vs{cfg.bc_opponent}{cfg.bc_opponent_share:g}' if cfg.bc_opponent_share > 0 else ''}.npz"
+            f"{'_sv' if sets else ''}{vs_tag}.npz"
         )
     )
-    vs = {"opponent": cfg.bc_opponent, "opponent_share": cfg.bc_opponent_share}
-    if cfg.bc_opponent_share > 0:
-        make(cfg.bc_opponent)  # an unknown bot name fails here, before any game is played
     t0 = time.time()
     if cache.is_file():
         with np.load(cache) as f:
             data = {k: f[k] for k in f.files}
         print(f"[bc] teacher data from {cache}", flush=True)
     else:
-        data = teacher_data(
+        data = record_games(
             cfg.players,
             cfg.bc_games,
             cfg.bc_teacher,
