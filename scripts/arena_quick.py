@@ -26,7 +26,9 @@ def play(bots: list, seed: int) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--a", default="greedy", help="bot under test")
     parser.add_argument("--b", default="random", help="opponent bot")
     parser.add_argument("--games", type=int, default=1000, help="2-player games (seats alternate)")
@@ -65,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             solo.append(game.score(0))
         dt = time.perf_counter() - t0
         print(
-            f"  solo {args.a}: mean {statistics.mean(solo):.1f} (sd {statistics.pstdev(solo):.1f}) over {args.solo} games;"
+            f"  solo {args.a}: mean {statistics.mean(solo):.1f} (sd {statistics.pstdev(solo):.1f}) "
+            f"over {args.solo} games;"
             f" {dt / decisions * 1e3:.3f} ms per decision (incl. engine step)"
         )
     return 0

@@ -238,15 +238,16 @@ def table(rows: list[dict[str, Any]]) -> str:
     """Markdown results table."""
     out = [
         (
-            "| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | win vs random (95% CI) | "
-            "score vs greedy | forfeits vs greedy |"
+            "| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | "
+            "win vs random (95% CI) | score vs greedy | forfeits vs greedy |"
         ),
         "|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for r in rows:
         g, rd = r["vs_greedy"], r["vs_random"]
         out.append(
-            f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | {r['steps']:,} | {r['train_s']:.0f} | "
+            f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | "
+            f"{r['steps']:,} | {r['train_s']:.0f} | "
             f"{r['mode']} | {100 * g['win_rate']:.1f}% ({100 * g['ci95'][0]:.1f}–{100 * g['ci95'][1]:.1f}) | "
             f"{100 * rd['win_rate']:.1f}% ({100 * rd['ci95'][0]:.1f}–{100 * rd['ci95'][1]:.1f}) | "
             f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | {g['forfeits']} |"

@@ -88,7 +88,7 @@ def aec_chunk(env: Any, rng: np.random.Generator, episodes: int = 5) -> Callable
         for _ in range(episodes):
             env.reset(seed=state["seed"])
             state["seed"] += 1
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, _, term, trunc, _ = env.last()
                 if term or trunc:
                     action = None
@@ -301,7 +301,9 @@ def bench_ppo(
     # The gradient updates cost the same per sample on both sides: their rate
     # (samples per second of update time) bounds any env's whole-loop fps, so
     # even an env that took no time at all would reach only `overall_ratio_bound`.
-    update_s = [1 / r[1] - 1 / r[0] for runs in (out["adapter"]["repeats"], out["dummy8"]["repeats"]) for r in runs]
+    update_s = [
+        1 / r[1] - 1 / r[0] for runs in (out["adapter"]["repeats"], out["dummy8"]["repeats"]) for r in runs
+    ]
     update_rate = 1 / statistics.median(update_s)
     out["update_samples_per_s"] = update_rate
     out["overall_ratio_bound"] = update_rate / out["dummy8"]["overall_fps"]
@@ -431,12 +433,14 @@ def table(res: dict[str, Any]) -> str:
             continue
         a, d = ppo["adapter"], ppo["dummy8"]
         lines.append(
-            f"| MaskablePPO ({label}) via SB3 adapter (2p vs {ppo['opponents']}) | 64 | {fmt(a['rollout_fps'])} | | "
+            f"| MaskablePPO ({label}) via SB3 adapter (2p vs {ppo['opponents']}) | 64 | "
+            f"{fmt(a['rollout_fps'])} | | "
             f"rollout fps, {ppo['rollout_ratio']:.2f}x DummyVecEnv; with updates {fmt(a['overall_fps'])} "
             f"({ppo['overall_ratio']:.2f}x) |"
         )
         lines.append(
-            f"| MaskablePPO ({label}) via `DummyVecEnv` of 8 `shelfie/Versus-v0` (vs {ppo['opponents']}) | 8 | "
+            f"| MaskablePPO ({label}) via `DummyVecEnv` of 8 `shelfie/Versus-v0` "
+            f"(vs {ppo['opponents']}) | 8 | "
             f"{fmt(d['rollout_fps'])} | | rollout fps; with updates {fmt(d['overall_fps'])} |"
         )
         lines.append(
@@ -458,7 +462,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--ppo-timesteps", type=int, default=4096, help="MaskablePPO samples per fps run")
     p.add_argument(
-        "--skip", nargs="*", default=[], choices=["aec", "engine", "vector", "ppo", "ppo_recipe", "ppo_recipe_greedy", "pgx"]
+        "--skip",
+        nargs="*",
+        default=[],
+        choices=["aec", "engine", "vector", "ppo", "ppo_recipe", "ppo_recipe_greedy", "pgx"],
     )
     args = p.parse_args(argv)
     if args.repeats < 1 or args.seconds <= 0:

@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heldout-games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=424242, help="dice seed of the held-out games")
     parser.add_argument(
-        "--models", default="keep,flat", help="comma-separated subset of keep, flat, expect (default keep,flat)"
+        "--models",
+        default="keep,flat",
+        help="comma-separated subset of keep, flat, expect (default keep,flat)",
     )
     args = parser.parse_args(argv)
     models = args.models.split(",")
@@ -154,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
                 choice = logits.masked_fill(~torch.as_tensor(t_masks), -1e9).argmax(dim=1).numpy()
             regret = t_values[rows, t_actions] - t_values[rows, choice]
             print(
-                f"{model_cls.__name__.lower():<4} epoch {epoch + 1}: top-valued {np.mean(regret <= 1e-6):.3f}, "
+                f"{model_cls.__name__.lower():<4} epoch {epoch + 1}: "
+                f"top-valued {np.mean(regret <= 1e-6):.3f}, "
                 f"regret {regret.mean():.4f} ({time.time() - t0:.0f}s)",
                 flush=True,
             )

@@ -4,8 +4,9 @@ Starts ``shelfie serve`` (uvicorn) in a subprocess on a free port with a fresh
 SQLite file, then plays ``--games`` games at once (asyncio + httpx): each game
 is one human seat (random legal moves sent by this script) against a bot seat
 played by the server. All games run at once, spread over ``--workers`` client
-processes (an asyncio + httpx client costs more CPU per request than the server). Reports throughput, latency percentiles and errors; exits
-non-zero if any request failed or any game did not finish.
+processes (an asyncio + httpx client costs more CPU per request than the server).
+Reports throughput, latency percentiles and errors; exits non-zero if any
+request failed or any game did not finish.
 
     python scripts/load_test.py --games 200 --bot random
 """

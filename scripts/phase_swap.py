@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         ties += mine == theirs
         losses += mine < theirs
     print(
-        f"rerolls {args.reroll} + rest {args.rest} vs {args.opponent}: {args.games} games (seed {args.seed}): "
+        f"rerolls {args.reroll} + rest {args.rest} vs {args.opponent}: "
+        f"{args.games} games (seed {args.seed}): "
         f"win {wins / args.games:.3f} ({wins}/{ties}/{losses} W/T/L)"
     )
     return 0

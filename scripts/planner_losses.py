@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         m = (v >= lo) & (v < hi)
         if m.any():
             print(
-                f"  predicted [{lo:+.1f}, {hi:+.1f}): {m.sum():>5} turns  mean {v[m].mean():+.3f}  actual {r[m].mean():+.3f}"
+                f"  predicted [{lo:+.1f}, {hi:+.1f}): {m.sum():>5} turns  mean {v[m].mean():+.3f}"
+                f"  actual {r[m].mean():+.3f}"
             )
     return 0
 

@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"({regret[sel].sum() / total:.0%} of the total)"
             )
         print(
-            f"  all    {len(labels):>6} decisions  top {np.mean(regret <= 1e-6):.3f}  regret {regret.mean():.4f}"
+            f"  all    {len(labels):>6} decisions  top {np.mean(regret <= 1e-6):.3f}"
+            f"  regret {regret.mean():.4f}"
         )
     return 0
 

@@ -301,8 +301,10 @@ def to_markdown(result: dict[str, Any]) -> str:
     if cfg:
         lines += [
             (
-                f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; {cfg['games_per_group']} games per group, "
-                f"dice seeds {cfg['seeds']}, seats rotated; {cfg['wall_time_s']} s on {cfg['workers']} worker(s)."
+                f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; "
+                f"{cfg['games_per_group']} games per group, "
+                f"dice seeds {cfg['seeds']}, seats rotated; "
+                f"{cfg['wall_time_s']} s on {cfg['workers']} worker(s)."
             ),
             "",
         ]
@@ -322,9 +324,11 @@ def to_markdown(result: dict[str, Any]) -> str:
         for p in result["pairings"]:
             lo, hi = p["win_ci95"]
             lines.append(
-                f"| `{p['bot']}` | `{p['opponent']}` | {p['games']} | {p['wins']} / {p['ties']} / {p['losses']} | "
+                f"| `{p['bot']}` | `{p['opponent']}` | {p['games']} | "
+                f"{p['wins']} / {p['ties']} / {p['losses']} | "
                 f"{100 * p['win_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) | "
-                f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | {p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |"
+                f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | "
+                f"{p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |"
             )
     if result.get("ratings"):
         lines += [
@@ -338,7 +342,8 @@ def to_markdown(result: dict[str, Any]) -> str:
 
 
 def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
-    """Plot win rate (or solo mean score) vs training steps from a run's ``eval.jsonl``; returns the PNG path."""
+    """Plot win rate (or solo mean score) vs training steps from a run's ``eval.jsonl``;
+    returns the PNG path."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -306,7 +306,9 @@ class NumpyPolicy:
         feats = keep_features(o[rows, start : start + DICE_SIZE])
         z = np.tanh((h[rows] @ head["embed_w"] + head["embed_b"])[:, None, :] + feats @ head["keep_w"])
         reroll = np.zeros((len(h), NUM_REROLL_IDS), np.float32)
-        reroll[rows] = (np.tanh(z @ head["score_w"] + head["score_b"]) @ head["out_w"])[..., 0] + head["out_b"]
+        reroll[rows] = (
+            (np.tanh(z @ head["score_w"] + head["score_b"]) @ head["out_w"])[..., 0] + head["out_b"]
+        )
         out = np.concatenate([reroll, h @ head["other_w"] + head["other_b"]], axis=1)
         return out[0] if single else out
 

@@ -498,15 +498,23 @@ def default_bot(num_players: int, out: TextIO) -> tuple[str, Any]:
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``shelfie play``."""
-    parser.add_argument("--players", type=int, default=None, help="players in total, 1-4 (default 2; 1 = solo)")
+    parser.add_argument(
+        "--players", type=int, default=None, help="players in total, 1-4 (default 2; 1 = solo)"
+    )
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--opponents", default=None, help="comma-separated bot names, e.g. greedy,random")
-    who.add_argument("--bot", default=None, help="bot for every opponent seat (default: ppo if shipped, else greedy)")
+    who.add_argument(
+        "--bot", default=None, help="bot for every opponent seat (default: ppo if shipped, else greedy)"
+    )
     parser.add_argument("--seat", type=int, default=1, help="your seat, 1-based (seat 1 starts; default 1)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the dice (and random bots)")
     parser.add_argument("--name", default=None, help="your name on the table")
-    parser.add_argument("--no-color", action="store_true", help="plain text (also automatic when not a terminal)")
-    parser.add_argument("--replay", metavar="FILE", default=None, help="show a saved replay instead of playing")
+    parser.add_argument(
+        "--no-color", action="store_true", help="plain text (also automatic when not a terminal)"
+    )
+    parser.add_argument(
+        "--replay", metavar="FILE", default=None, help="show a saved replay instead of playing"
+    )
 
 
 def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
@@ -530,7 +538,9 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         if players > MAX_PLAYERS:
             return _fail(f"at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
         if args.players is not None and args.players != players:
-            return _fail(f"--players {args.players} does not match {len(names)} opponents (+ you = {players})")
+            return _fail(
+                f"--players {args.players} does not match {len(names)} opponents (+ you = {players})"
+            )
     else:
         players = 2 if args.players is None else args.players
         if not 1 <= players <= MAX_PLAYERS:
@@ -576,7 +586,9 @@ def _fail(message: str) -> int:
 # --------------------------------------------------------------------------- replay
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``shelfie replay``."""
-    parser.add_argument("file", help='replay JSON: {"version": 1, "initial_state", "actions", "states"?, "final_state"}')
+    parser.add_argument(
+        "file", help='replay JSON: {"version": 1, "initial_state", "actions", "states"?, "final_state"}'
+    )
     parser.add_argument("--no-color", action="store_true", help="plain text")
 
 
@@ -652,7 +664,9 @@ def _import_command(name: str) -> ModuleType:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise _Unavailable(f"shelfie {name} is not available in this installation (no module {module_name})")
+            raise _Unavailable(
+                f"shelfie {name} is not available in this installation (no module {module_name})"
+            ) from None
         raise _Unavailable(
             f"shelfie {name} is not available in this installation: it needs the missing module "
             f"{exc.name!r} (pip install 'shelfie-env[{extra}]')"
@@ -666,7 +680,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     play = sub.add_parser(
-        "play", help="play in the terminal against bots", description="Play against 1-3 bots in the terminal.",
+        "play", help="play in the terminal against bots",
+        description="Play against 1-3 bots in the terminal.",
         epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_play_arguments(play)
@@ -674,7 +689,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="show a saved replay file", description="Show a saved replay.")
     add_replay_arguments(replay)
     replay.set_defaults(_run=run_replay)
-    for name, (module_name, help_text, _) in LAZY_COMMANDS.items():
+    for name, (_module_name, help_text, _) in LAZY_COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
         if name != command:
             continue

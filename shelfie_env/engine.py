@@ -29,7 +29,7 @@ from .actions import (
     action_name,
 )
 from .errors import IllegalActionError, InvalidStateError
-from .scoring import COL_MASKS, DEFAULT_POINTS, FULL, ROW_MASKS, ScoreTable, transpose
+from .scoring import COL_MASKS, DEFAULT_POINTS, FULL, ROW_MASKS, ScoreTable
 from .tables import ALL_JOKER_IDS, CIRCLE_IDS, REROLL_IDS
 
 REROLL, CIRCLE, CROSS, OVER = 0, 1, 2, 3
@@ -389,7 +389,10 @@ class Game:
         if phase_of[kind] != phase:
             return f"it is the {PHASES[phase]} phase, not a time to {kind}"
         if kind == "reroll":
-            return "not a canonical reroll set for these dice (among equal faces reroll the highest positions)"
+            return (
+                "not a canonical reroll set for these dice "
+                "(among equal faces reroll the highest positions)"
+            )
         if kind == "end":
             if self.circles == 0:
                 return "you must circle at least one item before ending the turn"
@@ -409,7 +412,10 @@ class Game:
         if joker and not self.counts[JOKER]:
             return "no unspent joker"
         need = col + 1 - joker
-        return f"{SYMBOLS[row]} #{col + 1} needs {need} unspent {SYMBOLS[row]} dice{' plus a joker' if joker else ''}, you have {have}"
+        return (
+            f"{SYMBOLS[row]} #{col + 1} needs {need} unspent {SYMBOLS[row]} dice"
+            f"{' plus a joker' if joker else ''}, you have {have}"
+        )
 
     # --------------------------------------------------------------- (de)serialise
     def to_dict(self) -> dict[str, Any]:

@@ -171,7 +171,7 @@ class _Explainer:
 
     def _line_notes(self, before: int, after: int, r: int, c: int) -> list[str]:
         notes = []
-        for kind, idx, mask in (("row", r, ROW_MASKS[r]), ("column", c, COL_MASKS[c])):
+        for kind, _idx, mask in (("row", r, ROW_MASKS[r]), ("column", c, COL_MASKS[c])):
             label = f"the {SYMBOLS[r]} row" if kind == "row" else f"column {c + 1}"
             n_before, n_after = (before & mask).bit_count(), (after & mask).bit_count()
             if n_after == 5:
@@ -191,7 +191,10 @@ class _Explainer:
         ends = ""
         if not g.end_triggered and full_rows(ctx.circled | crossed) >= 2:
             ends = "; triggers the end of the game"
-        return f"nothing can be circled: crossing the {SYMBOL_PLURALS[r]} loses {lost} free cell(s){ends} ({self._ev(value)})"
+        return (
+            f"nothing can be circled: crossing the {SYMBOL_PLURALS[r]} loses {lost} free cell(s){ends} "
+            f"({self._ev(value)})"
+        )
 
 
 def _final_index(dice: list[int]) -> int:

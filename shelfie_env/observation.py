@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import Game
-from .tables import MULTISETS, MULTISET_INDEX
+from .tables import MULTISET_INDEX, MULTISETS
 
 OBS_VERSION = 1
 SCORE_SCALE = 200.0

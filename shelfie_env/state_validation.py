@@ -116,7 +116,9 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
             for c, v in enumerate(cells):
                 if isinstance(v, bool) or v not in (0, 1, 2):
                     raise InvalidStateError(
-                        "boards", f"cell boards[{p}][{r}][{c}] must be 0 (free), 1 (circled) or 2 (crossed), got {v!r}"
+                        "boards",
+                        f"cell boards[{p}][{r}][{c}] must be 0 (free), 1 (circled) or 2 (crossed), "
+                        f"got {v!r}",
                     )
                 if v == 1:
                     ci |= 1 << (5 * r + c)
@@ -168,7 +170,9 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
         if circles == 0 and n_spent:
             raise InvalidStateError("spent", "dice are spent but no circle was made this turn")
         if circles and not circles <= n_spent <= 6:
-            raise InvalidStateError("spent", f"{circles} circles spend at least {circles} dice, {n_spent} are spent")
+            raise InvalidStateError(
+                "spent", f"{circles} circles spend at least {circles} dice, {n_spent} are spent"
+            )
         all_jokers = all(d == 5 for d in dice)
         if all_jokers and circles and not all(spent):
             raise InvalidStateError("spent", "a six-joker circle spends all dice")

@@ -65,8 +65,8 @@ def test_circle_commands() -> None:
     assert parse_command(g, "x books") == ("cross", cross_action(2))
 
 
-@pytest.mark.parametrize("line", ["dance", "circle dog 3", "circle cat", "circle cat 9", "reroll 7", "reroll 1 1",
-                                  "reroll", "cross", "cross dogs"])
+@pytest.mark.parametrize("line", ["dance", "circle dog 3", "circle cat", "circle cat 9", "reroll 7",
+                                  "reroll 1 1", "reroll", "cross", "cross dogs"])
 def test_bad_commands_raise_a_command_error(line: str) -> None:
     g = Game.from_dict(state(phase="reroll", rolls_left=2))
     with pytest.raises(CommandError):
@@ -124,7 +124,9 @@ def test_solo_game_has_no_bots_and_bad_setups_fail(capsys: pytest.CaptureFixture
     assert "player 1 (you)" in text and "player 2" not in text
     for args in (["--players", "5"], ["--opponents", "greedy,greedy,greedy,greedy"], ["--players", "3",
                  "--opponents", "greedy"], ["--seat", "3", "--bot", "greedy"], ["--opponents", "nosuchbot"]):
-        assert cli.run_play(cli.build_parser().parse_args(["play", *args]), io.StringIO(""), io.StringIO()) == 2
+        assert (
+            cli.run_play(cli.build_parser().parse_args(["play", *args]), io.StringIO(""), io.StringIO()) == 2
+        )
     assert "nosuchbot" in capsys.readouterr().err
 
 
@@ -146,7 +148,8 @@ def test_a_whole_piped_game_against_greedy() -> None:
     """Plays a full game through a pipe: stop rolling, then the first legal move listed."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "shelfie_env.cli", "play", "--seed", "1", "--opponents", "greedy", "--name", "Ann"],
+        [sys.executable, "-m", "shelfie_env.cli", "play", "--seed", "1", "--opponents", "greedy",
+         "--name", "Ann"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env,
     )
     transcript = []
@@ -168,7 +171,9 @@ def test_a_whole_piped_game_against_greedy() -> None:
     assert rc == 0, proc.stderr.read().decode() if proc.stderr else ""
     assert "\x1b[" not in text  # no colour when not a terminal
     assert "Final score breakdown" in text
-    assert re.search(r"^(Winner: .* with \d+ points\.|Tie: .* share the victory with \d+ points\.)$", text, re.M)
+    assert re.search(
+        r"^(Winner: .* with \d+ points\.|Tie: .* share the victory with \d+ points\.)$", text, re.M
+    )
     assert "greedy (player 2) circled" in text and "Ann (player 1) (you) circled" in text
     assert "Game over:" in text
 
@@ -211,7 +216,9 @@ def test_replay_without_states_and_bad_files(tmp_path: Path, capsys: pytest.Capt
     assert cli.run_replay(Namespace(file=str(path), no_color=True), out) == 0
     assert "Initial position" in out.getvalue() and "Final position" in out.getvalue()
     bad = tmp_path / "bad.json"
-    for content in ("not json", "[]", json.dumps({"version": 2}), json.dumps({"version": 1, "states": [{"x": 1}]})):
+    for content in (
+        "not json", "[]", json.dumps({"version": 2}), json.dumps({"version": 1, "states": [{"x": 1}]})
+    ):
         bad.write_text(content)
         assert cli.run_replay(Namespace(file=str(bad), no_color=True), io.StringIO()) == 2
     assert cli.run_replay(Namespace(file=str(tmp_path / "missing.json"), no_color=True), io.StringIO()) == 2

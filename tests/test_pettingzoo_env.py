@@ -441,7 +441,8 @@ def test_score_features_stay_inside_the_space_with_a_big_points_table() -> None:
     assert obs["observation"][start] == pytest.approx(190 / 200)
     assert env.observation_space("player_0").contains(obs)
     with pytest.raises(ValueError, match="points"):
-        shelfie_v0.env().reset(options={"state": state})  # the default env's bound is too small for this table
+        # the default env's bound is too small for this table
+        shelfie_v0.env().reset(options={"state": state})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         api_test(shelfie_v0.env(points=points), num_cycles=200)

@@ -249,7 +249,7 @@ def test_never_returns_an_illegal_action(players: int) -> None:
     other = make("random", seed=players)
     rng = np.random.default_rng(100 + players)
     checked = 0
-    for seed in range(3):
+    for _seed in range(3):
         game = Game.new(players, rng=int(rng.integers(1 << 30)))
         while not game.over:
             if game.current == 0 or rng.random() < 0.3:

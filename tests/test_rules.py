@@ -159,7 +159,8 @@ def test_pink_example_one_die_first_item_two_dice_second_item() -> None:
 
 
 def test_joker_example_two_jokers_two_cats_two_games() -> None:
-    """Rule text: one joker with the 2 cats and one with the 2 games; never both jokers together, never a joker alone."""
+    """Rule text: one joker with the 2 cats and one with the 2 games; never both jokers together,
+    never a joker alone."""
     g = make_game(dice=[GAME, GAME, CAT, CAT, JOKER, JOKER], rolls=NEXT_ROLL)
     assert cid(CAT, 2, 1) in legal(g) and cid(GAME, 2, 1) in legal(g)
     assert cid(CAT, 3, 1) not in legal(g) and cid(GAME, 3, 1) not in legal(g)  # would need both jokers

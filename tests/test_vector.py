@@ -303,7 +303,13 @@ def _random_policy(num_players: int = 2, seed: int = 0):  # type: ignore[no-unty
 
     rng = np.random.default_rng(seed)
     size = 62 * num_players + 60
-    return NumpyPolicy([(rng.normal(size=(size, 32)), rng.normal(size=32)), (rng.normal(size=(32, 120)), rng.normal(size=120))], "tanh")
+    return NumpyPolicy(
+        [
+            (rng.normal(size=(size, 32)), rng.normal(size=32)),
+            (rng.normal(size=(32, 120)), rng.normal(size=120)),
+        ],
+        "tanh",
+    )
 
 
 class _PerGamePolicyBot:

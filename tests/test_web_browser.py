@@ -59,7 +59,7 @@ class Server:
 
     def start(self) -> None:
         """Start the server; a first start retries on another port if the chosen one was taken meanwhile."""
-        for attempt in range(3):
+        for _attempt in range(3):
             if self._spawn():
                 self.started_once = True
                 return

@@ -261,7 +261,9 @@ def clone(
                 idx = idx[~masks[idx][:, :64].any(axis=1)]
             if len(idx):  # (empty only in a short last batch of reroll rows)
                 if tau <= 0:
-                    values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
+                    values, log_prob, _ = policy.evaluate_actions(
+                        obs[idx], acts[idx], action_masks=masks[idx]
+                    )
                     actor_loss = -log_prob.mean()
                 else:
                     # Targets per minibatch: the whole dataset's would be a dense (n, 120) copy.

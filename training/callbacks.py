@@ -35,7 +35,8 @@ EVAL_SEED = 10_000_000
 
 
 class RenamedTensorBoard(TensorBoardOutputFormat):
-    """TensorBoard writer that files SB3's ``rollout/*`` under ``charts/`` and ``train/*`` under ``losses/``."""
+    """TensorBoard writer that files SB3's ``rollout/*`` under ``charts/`` and ``train/*`` under
+    ``losses/``."""
 
     RENAMES = (("rollout/", "charts/"), ("train/", "losses/"), ("time/", "charts/time_"))
 

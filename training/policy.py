@@ -44,7 +44,8 @@ def _numpy(x: torch.Tensor) -> np.ndarray:
 
 
 class DiceLatentExtractor(MlpExtractor):
-    """:class:`MlpExtractor` whose actor latent is ``policy_net(obs)``, the 36 dice numbers, the reroll flag."""
+    """:class:`MlpExtractor` whose actor latent is ``policy_net(obs)``, the 36 dice numbers, the
+    reroll flag."""
 
     def __init__(
         self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module], device: Any, dice_start: int

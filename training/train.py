@@ -8,7 +8,8 @@ checkpoint of the run (with its card, without the optimiser state) when training
 
 Run directory layout: ``config.json``, ``train.log``, ``tb/`` (TensorBoard:
 ``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
-``best.zip``/``.json``, ``pool.npz``, and ``distilled.zip`` (the network right after the warm start, with its card).
+``best.zip``/``.json``, ``pool.npz``, and ``distilled.zip`` (the network right
+after the warm start, with its card).
 """
 
 from __future__ import annotations
@@ -84,14 +85,21 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
         if cfg.players == 1:
             return None
         return OpponentPool(
-            cfg.opp_random, cfg.opp_greedy, cfg.opp_latest, cfg.pool_size, cfg.snapshot_deterministic, seed=seed
+            cfg.opp_random,
+            cfg.opp_greedy,
+            cfg.opp_latest,
+            cfg.pool_size,
+            cfg.snapshot_deterministic,
+            seed=seed,
         )
 
     pools: list[OpponentPool] = []
     if cfg.batched:
         seed = cfg.seed * 1000 + seed_offset
         pool = new_pool(seed)
-        venv = batched_selfplay_env(cfg.players, cfg.n_envs, pool, cfg.margin_coef, cfg.solo_reward_scale, seed)
+        venv = batched_selfplay_env(
+            cfg.players, cfg.n_envs, pool, cfg.margin_coef, cfg.solo_reward_scale, seed
+        )
         venv.seed(seed)
         return venv, (pool.state if pool is not None else dict)
 

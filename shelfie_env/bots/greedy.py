@@ -279,7 +279,9 @@ class _Evaluator:
                         if key in seen:
                             continue
                         seen.add(key)
-                        stack.append((nc, key[1], depth - 1, first if first >= 0 else CIRCLE_BASE + 2 * cell + j))
+                        stack.append(
+                            (nc, key[1], depth - 1, first if first >= 0 else CIRCLE_BASE + 2 * cell + j)
+                        )
         return best_val - self.base, best_action
 
     # --------------------------------------------------------------- crosses

@@ -114,7 +114,8 @@ class GameStore:
         text = _dumps(state)
         with self._lock, self._transaction():
             self._db.execute(
-                "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng, num_moves)"
+                "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng,"
+                " num_moves)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
                 (game_id, now, now, status, _dumps(seats), text, text, _dumps(rng)),
             )
@@ -138,7 +139,8 @@ class GameStore:
                 (game_id, index, seat, action, name, text),
             )
             cur = self._db.execute(
-                "UPDATE games SET updated=?, status=?, state=?, rng=?, num_moves=? WHERE id=? AND num_moves=?",
+                "UPDATE games SET updated=?, status=?, state=?, rng=?, num_moves=?"
+                " WHERE id=? AND num_moves=?",
                 (time.time(), status, text, _dumps(rng), index + 1, game_id, index),
             )
             if cur.rowcount != 1:
