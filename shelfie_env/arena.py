@@ -2,7 +2,8 @@
 
 Plays a set of bots against each other with fixed seeds and seat rotation,
 in parallel over the CPU cores, and reports per pairing wins / ties / losses
-with 95% Wilson intervals and mean score ± sd, plus OpenSkill ratings
+with 95% Wilson intervals (overall and by the seat the bot played from) and
+mean score ± sd, plus OpenSkill ratings
 (Plackett-Luce, mu ± sigma) for the whole field. Results go to JSON and
 Markdown; ``--plot RUN_DIR`` draws win rate vs training steps from a run's
 ``eval.jsonl``.
@@ -226,14 +227,24 @@ def summarise(
                 a, b, sa, sb = b, a, sb, sa
             p = pair.setdefault(
                 (a, b),
-                {"wins": 0, "ties": 0, "losses": 0, "a_scores": [], "b_scores": [], "a_seats": [0] * players},
+                {
+                    "wins": 0,
+                    "ties": 0,
+                    "losses": 0,
+                    "a_scores": [],
+                    "b_scores": [],
+                    "a_seats": [0] * players,
+                    "a_seat_results": [[0, 0, 0] for _ in range(players)],  # W / T / L per seat of a
+                },
             )
             p["wins"] += sa > sb
             p["ties"] += sa == sb
             p["losses"] += sa < sb
             p["a_scores"].append(sa)
             p["b_scores"].append(sb)
-            p["a_seats"][s if seats[s] == a else t] += 1
+            seat_a = s if seats[s] == a else t
+            p["a_seats"][seat_a] += 1
+            p["a_seat_results"][seat_a][0 if sa > sb else 1 if sa == sb else 2] += 1
     bots = []
     for b, spec in enumerate(specs):
         m, sd = _mean_sd(scores[b])
@@ -271,12 +282,27 @@ def summarise(
                 "opp_mean_score": bm,
                 "opp_sd_score": bsd,
                 "bot_seat_counts": p["a_seats"],
+                "by_seat": [_seat_summary(seat, *wtl) for seat, wtl in enumerate(p["a_seat_results"])],
             }
         )
     out: dict[str, Any] = {"bots": bots, "pairings": pairings}
     if ratings and players > 1:
         out["ratings"] = rate(specs, records)
     return out
+
+
+def _seat_summary(seat: int, wins: int, ties: int, losses: int) -> dict[str, Any]:
+    """The pairing's results for the games its ``bot`` played from ``seat`` (0 moves first)."""
+    n = wins + ties + losses
+    return {
+        "seat": seat,
+        "games": n,
+        "wins": wins,
+        "ties": ties,
+        "losses": losses,
+        "win_rate": wins / n if n else 0.0,
+        "win_ci95": list(wilson(wins, n)) if n else [0.0, 1.0],
+    }
 
 
 def rate(specs: Sequence[str], records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -318,15 +344,19 @@ def to_markdown(result: dict[str, Any]) -> str:
     if result["pairings"]:
         lines += [
             "",
-            "| bot | opponent | games | W / T / L | win rate (95% CI) | score ± sd | opp. score ± sd |",
-            "|---|---|---:|---:|---:|---:|---:|",
+            "| bot | opponent | games | W / T / L | win rate (95% CI) | by bot's seat (1st / 2nd …) "
+            "| score ± sd | opp. score ± sd |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
         ]
         for p in result["pairings"]:
             lo, hi = p["win_ci95"]
+            by_seat = " / ".join(
+                f"{100 * x['win_rate']:.1f}%" if x["games"] else "—" for x in p.get("by_seat", [])
+            )
             lines.append(
                 f"| `{p['bot']}` | `{p['opponent']}` | {p['games']} | "
                 f"{p['wins']} / {p['ties']} / {p['losses']} | "
-                f"{100 * p['win_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) | "
+                f"{100 * p['win_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) | {by_seat or '—'} | "
                 f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | "
                 f"{p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |"
             )

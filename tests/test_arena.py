@@ -42,6 +42,30 @@ def test_two_player_counts_and_seat_rotation():
     assert ranks[0] == "greedy"
 
 
+def test_results_by_seat_follow_the_records():
+    records = [  # bot 0 wins twice from seat 0, ties once and loses once from seat 1
+        {"game": 0, "seats": [0, 1], "scores": [30, 20]},
+        {"game": 1, "seats": [1, 0], "scores": [25, 25]},
+        {"game": 2, "seats": [0, 1], "scores": [40, 10]},
+        {"game": 3, "seats": [1, 0], "scores": [50, 5]},
+    ]
+    (p,) = arena.summarise(["a", "b"], 2, records, ratings=False)["pairings"]
+    first, second = p["by_seat"]
+    keys = ("seat", "games", "wins", "ties", "losses")
+    assert tuple(first[k] for k in keys) == (0, 2, 2, 0, 0)
+    assert tuple(second[k] for k in keys) == (1, 2, 0, 1, 1)
+    assert first["win_rate"] == 1.0 and second["win_rate"] == 0.0
+    assert "100.0% / 0.0%" in arena.to_markdown({"bots": [], "pairings": [p]})
+
+
+def test_by_seat_adds_up_in_a_real_arena():
+    res = arena.run_arena(["random", "greedy"], players=2, games=10, seed=5, workers=1, ratings=False)
+    (p,) = res["pairings"]
+    assert [x["games"] for x in p["by_seat"]] == p["bot_seat_counts"] == [5, 5]
+    for key in ("wins", "ties", "losses"):
+        assert sum(x[key] for x in p["by_seat"]) == p[key]
+
+
 def test_field_of_three_in_three_player_games_is_balanced():
     res = arena.run_arena(["random", "random:seed=1", "greedy"], players=3, games=6, workers=1)
     for b in res["bots"]:
