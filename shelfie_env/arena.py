@@ -225,26 +225,13 @@ def summarise(
             a, b, sa, sb = seats[s], seats[t], sc[s], sc[t]
             if a > b:
                 a, b, sa, sb = b, a, sb, sa
+            # W / T / L of bot a from each of its seats; the totals and seat counts follow from it.
             p = pair.setdefault(
-                (a, b),
-                {
-                    "wins": 0,
-                    "ties": 0,
-                    "losses": 0,
-                    "a_scores": [],
-                    "b_scores": [],
-                    "a_seats": [0] * players,
-                    "a_seat_results": [[0, 0, 0] for _ in range(players)],  # W / T / L per seat of a
-                },
+                (a, b), {"a_scores": [], "b_scores": [], "by_seat": [[0, 0, 0] for _ in range(players)]}
             )
-            p["wins"] += sa > sb
-            p["ties"] += sa == sb
-            p["losses"] += sa < sb
             p["a_scores"].append(sa)
             p["b_scores"].append(sb)
-            seat_a = s if seats[s] == a else t
-            p["a_seats"][seat_a] += 1
-            p["a_seat_results"][seat_a][0 if sa > sb else 1 if sa == sb else 2] += 1
+            p["by_seat"][s if seats[s] == a else t][0 if sa > sb else 1 if sa == sb else 2] += 1
     bots = []
     for b, spec in enumerate(specs):
         m, sd = _mean_sd(scores[b])
@@ -260,7 +247,8 @@ def summarise(
         )
     pairings = []
     for (a, b), p in sorted(pair.items()):
-        n = p["wins"] + p["ties"] + p["losses"]
+        wins, ties, losses = (sum(col) for col in zip(*p["by_seat"]))
+        n = wins + ties + losses
         am, asd = _mean_sd(p["a_scores"])
         bm, bsd = _mean_sd(p["b_scores"])
         pairings.append(
@@ -268,21 +256,21 @@ def summarise(
                 "bot": specs[a],
                 "opponent": specs[b],
                 "games": n,
-                "wins": p["wins"],
-                "ties": p["ties"],
-                "losses": p["losses"],
-                "win_rate": p["wins"] / n,
-                "win_ci95": list(wilson(p["wins"], n)),
-                "tie_rate": p["ties"] / n,
-                "loss_rate": p["losses"] / n,
-                "loss_ci95": list(wilson(p["losses"], n)),
-                "score_rate": (p["wins"] + 0.5 * p["ties"]) / n,
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "win_rate": wins / n,
+                "win_ci95": list(wilson(wins, n)),
+                "tie_rate": ties / n,
+                "loss_rate": losses / n,
+                "loss_ci95": list(wilson(losses, n)),
+                "score_rate": (wins + 0.5 * ties) / n,
                 "mean_score": am,
                 "sd_score": asd,
                 "opp_mean_score": bm,
                 "opp_sd_score": bsd,
-                "bot_seat_counts": p["a_seats"],
-                "by_seat": [_seat_summary(seat, *wtl) for seat, wtl in enumerate(p["a_seat_results"])],
+                "bot_seat_counts": [sum(wtl) for wtl in p["by_seat"]],
+                "by_seat": [_seat_summary(seat, *wtl) for seat, wtl in enumerate(p["by_seat"])],
             }
         )
     out: dict[str, Any] = {"bots": bots, "pairings": pairings}

@@ -327,7 +327,7 @@ class Context:
             return value
         # The best row to cross out next turn, for each risky candidate.
         rows_c, rows_x, owner = [], [], []
-        for _r, m in enumerate(ROW_MASKS):
+        for m in ROW_MASKS:
             has = idx[(free[idx] & m) != 0]
             rows_c.append(circled[has])
             rows_x.append(crossed[has] | (free[has] & m))
