@@ -327,13 +327,11 @@
     $("joker-question").textContent = "Circle " + SYMBOLS[r] + " #" + (c + 1) + " with:";
     $("joker-no").textContent = (c + 1) + " " + plural + " (keep the joker)";
     $("joker-yes").textContent = c + " " + (c === 1 ? SYMBOLS[r] : PLURALS[r]) + " + the joker";
-    dialog.onclose = () => {
-      if (dialog.returnValue === "0" || dialog.returnValue === "1") {
-        const joker = Number(dialog.returnValue);
-        act(ids.find((a) => ((a - CIRCLE_BASE) & 1) === joker));
-      }
-    };
-    dialog.returnValue = "";
+    // The move starts in the click itself (the dialog's close event comes a task later), so the
+    // page is busy from the moment of the choice; Cancel and Escape just close the dialog.
+    const pick = (joker) => act(ids.find((a) => ((a - CIRCLE_BASE) & 1) === joker));
+    $("joker-no").onclick = () => pick(0);
+    $("joker-yes").onclick = () => pick(1);
     dialog.showModal();
   }
 
