@@ -19,9 +19,12 @@ the observer)::
     52n+60        10n   for each relative seat: its completed rows (5) then
                         completed columns (5); a line completed by a rival is
                         locked for everyone else
-    total         62n+60
+    62n+60        n     the observer's own (absolute) seat, one-hot: who moves
+                        last in a round, so what an end trigger leaves to play
+    total         63n+60
 
 ``OBS_VERSION`` changes whenever this layout changes (model cards record it).
+Version 2 added the seat block; version 1 (62n+60) had no absolute seat.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 from .engine import Game
 from .tables import MULTISET_INDEX, MULTISETS
 
-OBS_VERSION = 1
+OBS_VERSION = 2
 SCORE_SCALE = 200.0
 
 _DICE_ONEHOT = np.zeros((len(MULTISETS), 36), dtype=np.float32)
@@ -43,7 +46,7 @@ _DICE_ONEHOT.setflags(write=False)
 
 def observation_size(num_players: int) -> int:
     """Length of the observation vector for ``num_players`` players."""
-    return 62 * num_players + 60
+    return 63 * num_players + 60
 
 
 def layout(num_players: int) -> list[tuple[str, int, int]]:
@@ -61,6 +64,7 @@ def layout(num_players: int) -> list[tuple[str, int, int]]:
         ("on_turn", n),
         ("scores", n),
         ("completed_lines", 10 * n),
+        ("seat", n),
     ]
     out, start = [], 0
     for name, size in blocks:
@@ -80,7 +84,7 @@ def block_start(name: str, num_players: int) -> int:
 def encode(game: Game, observer: int) -> np.ndarray:
     """Observation of ``game`` for seat ``observer`` (a new float32 array)."""
     n = game.num_players
-    obs = np.zeros(62 * n + 60, dtype=np.float32)
+    obs = np.zeros(63 * n + 60, dtype=np.float32)
     order = [(observer + k) % n for k in range(n)]
     masks = np.empty(2 * n, dtype="<u4")
     circled, crossed = game.circled, game.crossed
@@ -102,9 +106,10 @@ def encode(game: Game, observer: int) -> np.ndarray:
     score = game.table.score
     obs[o + 60 + n : o + 60 + 2 * n] = [score(circled[s]) / SCORE_SCALE for s in order]
     circ = bits[0::2].reshape(n, 5, 5)
-    lines = obs[o + 60 + 2 * n :].reshape(n, 10)
+    lines = obs[o + 60 + 2 * n : o + 60 + 12 * n].reshape(n, 10)
     lines[:, :5] = circ.all(axis=2)
     lines[:, 5:] = circ.all(axis=1)
+    obs[o + 60 + 12 * n + observer] = 1.0
     return obs
 
 
@@ -123,7 +128,7 @@ _COL_FULL = [sum(1 << (5 * r + c) for r in range(5)) for c in range(5)]
 
 # (table, circled, crossed) -> (shelf flags (50,), score (1,), completed lines (10,))
 _SEATS: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-# (table, observer, *circled, *crossed) -> (shelves block (50n,), scores + lines block (11n,))
+# (table, observer, *circled, *crossed) -> (shelves block (50n,), scores + lines + seat block (12n,))
 _PLAYERS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 # (*dice, *spent, rolls, circles, phase, end, on-turn seat) -> turn block (60 + n,)
 _TURNS: dict[tuple, np.ndarray] = {}
@@ -171,9 +176,11 @@ class ObservationEncoder:
         if players is None:
             order = [(observer + k) % n for k in range(n)]
             seats = [_seat_blocks(table, circled[s], crossed[s]) for s in order]
+            seat = np.zeros(n, dtype=np.float32)
+            seat[observer] = 1.0
             players = (
                 np.concatenate([b[0] for b in seats]),
-                np.concatenate([b[1] for b in seats] + [b[2] for b in seats]),
+                np.concatenate([b[1] for b in seats] + [b[2] for b in seats] + [seat]),
             )
             if len(_PLAYERS) >= _PLAYERS_LIMIT:
                 _PLAYERS.clear()
@@ -199,7 +206,7 @@ class ObservationEncoder:
             _TURNS[tkey] = turn
         o = 50 * n
         t = o + 60 + n
-        obs = np.empty(t + 11 * n, dtype=np.float32)
+        obs = np.empty(t + 12 * n, dtype=np.float32)
         obs[:o] = players[0]
         obs[o:t] = turn
         obs[t:] = players[1]

@@ -7,7 +7,7 @@
 | Actions            | Discrete(120), with an int8 legal-action mask             |
 | Parallel API       | No                                                        |
 | Agents             | `["player_0", ..., "player_{n-1}"]`, n = 1..4            |
-| Observation        | Dict(observation=Box(0, 1, (62n+60,), float32),           |
+| Observation        | Dict(observation=Box(0, 1, (63n+60,), float32),           |
 |                    |      action_mask=Box(0, 1, (120,), int8))                 |
 
 Each player owns a 5x5 shelf (row = symbol, column = how many equal dice

@@ -164,7 +164,7 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
     flags += " --bc-dagger-games 1 --bc-dagger-epochs 1 --total-steps 256 --eval-every 256 --eval-games 2"
     run_dir = tmp_path / "runs" / "e"
     assert train_cli.run(parser.parse_args([*flags.split(), "--run-dir", str(run_dir)])) == 0
-    assert list((tmp_path / "runs" / "teacher").glob("*_q_sv.npz"))  # placement values recorded
+    assert list((tmp_path / "runs" / "teacher").glob("*_q_sv_obs*.npz"))  # placement values recorded
     assert "bc_val_regret" in json.loads((run_dir / "bc.json").read_text())
     bot = PPOBot.load(run_dir / "latest.zip")
     assert bot.policy.expect is not None

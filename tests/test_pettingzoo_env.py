@@ -64,7 +64,7 @@ def test_metadata_spaces_and_agents() -> None:
     }
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     space = env.observation_space("player_1")
-    assert space["observation"].shape == (observation_size(3),) == (62 * 3 + 60,)
+    assert space["observation"].shape == (observation_size(3),) == (63 * 3 + 60,)
     assert space["observation"].dtype == np.float32
     assert space["action_mask"].shape == (NUM_ACTIONS,) and space["action_mask"].dtype == np.int8
     assert env.action_space("player_2").n == 120
@@ -139,6 +139,29 @@ def test_memoised_encoder_keeps_player_counts_apart() -> None:
         for seat in range(n):
             got = ObservationEncoder(n).encode(game, seat)
             np.testing.assert_array_equal(got, encode(game, seat))
+
+
+def test_seat_block_is_the_observers_absolute_seat() -> None:
+    # Layout v2: everything is written from the observer's seat except the last
+    # block, a one-hot of the observer's own seat (who moves last in a round).
+    from shelfie_env.engine import Game
+    from shelfie_env.observation import OBS_VERSION, layout
+
+    assert OBS_VERSION == 2
+    n = 3
+    name, start, stop = layout(n)[-1]
+    assert (name, stop - start, stop) == ("seat", n, observation_size(n))
+    game = Game.from_dict(make_state(num_players=n, boards=[board()] * n, current=0,
+                                     phase="reroll", rolls_left=2, dice=[0, 1, 1, 3, 4, 5]))
+    on_turn = {b: a for b, a, _ in layout(n)}["on_turn"]
+    for seat in range(n):
+        obs = encode(game, seat)
+        assert obs[start:].tolist() == [float(s == seat) for s in range(n)]
+        assert obs[on_turn + (0 - seat) % n] == 1.0  # the mover, relative to the observer
+    # the shelves are all empty: seats 1 and 2 differ only in the two seat-dependent blocks
+    a, b = encode(game, 1), encode(game, 2)
+    differ = set(np.flatnonzero(a != b).tolist())
+    assert differ == {on_turn + 2, on_turn + 1, start + 1, start + 2}
 
 
 def test_observations_are_fresh_arrays() -> None:

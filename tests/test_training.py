@@ -179,7 +179,7 @@ def test_teacher_returns_are_discounted_outcomes():
 
     data = record_games(2, 2, "greedy", seed=4, gamma=0.5, margin_coef=0.0, solo_reward_scale=0.0)
     n = len(data["actions"])
-    assert data["obs"].shape == (n, 184) and data["masks"].shape == (n, 120)
+    assert data["obs"].shape == (n, 186) and data["masks"].shape == (n, 120)
     assert all(data["masks"][i, a] for i, a in enumerate(data["actions"]))
     r = np.abs(data["returns"])
     assert r.max() == 1.0 and (r > 0).all()  # last decision of each player: +-1, earlier ones discounted

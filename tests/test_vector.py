@@ -205,7 +205,7 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
     torch.set_num_threads(1)
     env = ShelfieVecEnv(16, num_players=2, seed=0)
     assert is_masking_supported(env)
-    assert env.reset().shape == (16, 184)
+    assert env.reset().shape == (16, 186)
     masks = get_action_masks(env)
     assert masks.shape == (16, 120) and np.array_equal(masks, env.action_masks())
     rng = np.random.default_rng(0)
@@ -214,7 +214,7 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
         _, rew, done, infos = env.step(_random_legal(get_action_masks(env), rng))
         for i in np.flatnonzero(done):
             ep = infos[i]["episode"]
-            assert infos[i]["terminal_observation"].shape == (184,)
+            assert infos[i]["terminal_observation"].shape == (186,)
             assert ep["r"] == rew[i] and ep["l"] > 0 and ep["score"] == infos[i]["score"]
             episodes.append(ep)
     assert episodes
@@ -283,7 +283,7 @@ def test_make_vec_builds_the_batched_envs() -> None:
     assert isinstance(env, VersusVectorEnv)
     assert env.num_envs == 8 and env.core.batch.num_players == 3
     obs, _ = env.reset(seed=3)
-    assert obs.shape == (8, 62 * 3 + 60)
+    assert obs.shape == (8, 63 * 3 + 60)
     assert env.action_masks().shape == (8, 120)
     env.step(_random_legal(env.action_masks(), np.random.default_rng(0)))
     # Same seed, same episodes as the class built directly.
@@ -302,7 +302,7 @@ def _random_policy(num_players: int = 2, seed: int = 0):  # type: ignore[no-unty
     from shelfie_env.checkpoint import NumpyPolicy
 
     rng = np.random.default_rng(seed)
-    size = 62 * num_players + 60
+    size = 63 * num_players + 60
     return NumpyPolicy(
         [
             (rng.normal(size=(size, 32)), rng.normal(size=32)),
@@ -394,7 +394,7 @@ def test_pool_opponents_are_drawn_again_for_every_game() -> None:
 
 def test_policy_act_many_samples_legal_actions_by_their_probability() -> None:
     policy = _random_policy(seed=5)
-    obs = np.random.default_rng(1).random((4000, 184)).astype(np.float32)
+    obs = np.random.default_rng(1).random((4000, 186)).astype(np.float32)
     obs[:] = obs[0]
     masks = np.zeros((4000, 120), dtype=bool)
     masks[:, [3, 7, 64, 119]] = True

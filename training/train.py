@@ -304,6 +304,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     from shelfie_env.bots import make
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
+    from shelfie_env.observation import OBS_VERSION
 
     from .bc import clone, merge, record_games, reports_values
 
@@ -323,7 +324,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
         / (
             f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
             f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
-            f"{'_sv' if sets else ''}{vs_tag}.npz"
+            f"{'_sv' if sets else ''}{vs_tag}_obs{OBS_VERSION}.npz"
         )
     )
     t0 = time.time()

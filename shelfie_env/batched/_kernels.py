@@ -394,6 +394,7 @@ def observe(S, observers, n, out):
         out[i, base + 55 + S[i, PHASE]] = 1.0
         out[i, base + 59] = np.float32(S[i, END])
         out[i, base + 60 + (S[i, CUR] - o + n) % n] = 1.0
+        out[i, base + 60 + 12 * n + o] = 1.0
 
 
 @njit(cache=True)

@@ -218,7 +218,7 @@ class BatchedGame:
         return self.M
 
     def observe(self, observers: np.ndarray | int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, 62n+60)`` float32 observations, game ``i`` seen by seat ``observers[i]``.
+        """``(N, 63n+60)`` float32 observations, game ``i`` seen by seat ``observers[i]``.
 
         ``None`` means the player on turn of each game.
         """
