@@ -73,6 +73,10 @@ terminal) after every step and on request.
 ## Version History
 
 * v0: Initial release (shelfie-env 0.1.0), observation layout version 1.
+* v0, shelfie-env 0.2.0: observation layout version 2 (a one-hot of the
+  observer's own seat appended, ``63n+60`` values). The module keeps its name,
+  which SPEC §6 fixes; model cards record the layout version, and checkpoints
+  trained on version 1 are refused at load time.
 """
 
 from __future__ import annotations
