@@ -32,33 +32,29 @@ from typing import Any
 
 from shelfie_env.arena import build_bot
 from shelfie_env.bots import act_on_game
-from shelfie_env.engine import REROLL, Game
-from shelfie_env.scoring import FULL, ROW_MASKS
+from shelfie_env.engine import REROLL, Game, full_rows
 
 WHEN = ("reroll", "near-end", "near-end-last-seat", "near-end-first-seat", "not-near-end", "end-triggered")
 
 
 def near_end(game: Game) -> bool:
     """The end is triggered, or some shelf already has a row with no free cell."""
-    if game.end_triggered:
-        return True
-    for seat in range(game.num_players):
-        free = FULL & ~(game.circled[seat] | game.crossed[seat])
-        if any(free & m == 0 for m in ROW_MASKS):
-            return True
-    return False
+    return bool(game.end_triggered) or any(
+        full_rows(c | x) >= 1 for c, x in zip(game.circled, game.crossed)
+    )
 
 
 def turn_selected(game: Game, when: str) -> bool:
     """Whether the turn starting now (``game.current`` on turn) is one ``when`` selects."""
     near = near_end(game)
-    last_seat = game.current == game.num_players - 1
+    # from the last seat (or in the game's last turn) a placement that triggers the end finishes it
+    finishing = game.current == game.num_players - 1 or bool(game.end_triggered)
     if when == "near-end":
         return near
     if when == "near-end-last-seat":
-        return near and (last_seat or bool(game.end_triggered))
+        return near and finishing
     if when == "near-end-first-seat":
-        return near and not (last_seat or bool(game.end_triggered))
+        return near and not finishing
     if when == "not-near-end":
         return not near
     if when == "end-triggered":
@@ -120,7 +116,6 @@ def main(argv: list[str] | None = None) -> int:
         seat = i % 2
         bots = [swap, opponent] if seat == 0 else [opponent, swap]
         game = Game.new(2, rng=args.seed + i)
-        swap._turn = None
         while not game.over:
             game.step(act_on_game(bots[game.current], game))
         scores = game.scores()
