@@ -9,5 +9,5 @@ from .registration import register_envs
 
 register_envs()  # gymnasium "shelfie/Solo-v0", "shelfie/Versus-v0"; pettingzoo "shelfie/shelfie_v0"
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 __all__ = ["Game", "IllegalActionError", "InvalidStateError", "NUM_ACTIONS", "action_name", "__version__"]

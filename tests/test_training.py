@@ -353,3 +353,22 @@ def test_a_checkpoint_saved_without_optimiser_state_plays_the_same(tmp_path):
     want = model.policy.state_dict()
     assert all(torch.equal(v, want[k]) for k, v in loaded.policy.state_dict().items())
     assert not loaded.policy.optimizer.state
+
+
+def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
+    """Cached teacher data is keyed on the planner's weights, so new defaults never reuse old data."""
+    from shelfie_env.bots import make
+    from shelfie_env.observation import OBS_VERSION
+
+    cfg = TrainConfig(players=2, bc_teacher="planner", policy_head="expect")
+    run = tmp_path / "run"
+    path = train_cli.teacher_cache_path
+
+    same = path(cfg, run, make("planner"), valued=True, sets=True)
+    assert same == path(cfg, run, make("planner"), valued=True, sets=True)
+    assert same.parent == tmp_path / "teacher"
+    other = path(cfg, run, make("planner", threat=0.5), valued=True, sets=True)
+    assert other != same and other.name.startswith("planner_w")
+    greedy = path(dataclasses.replace(cfg, bc_teacher="greedy"), run, make("greedy"), valued=False, sets=False)
+    assert greedy.name.startswith("greedy_2p_")  # no parameters, no fingerprint
+    assert greedy.name.endswith(f"_obs{OBS_VERSION}.npz")

@@ -20,6 +20,7 @@ import json
 import shlex
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -297,6 +298,31 @@ def start_from(model: Any, cfg: TrainConfig) -> None:
     print(f"[init] network from {cfg.init_from} ({card.get('steps', 0)} steps)", flush=True)
 
 
+def teacher_cache_path(cfg: TrainConfig, run_dir: Path, teacher: Any, *, valued: bool, sets: bool) -> Path:
+    """Where the warm start's teacher data is cached: ``<run_dir>/../teacher/<name>.npz``.
+
+    The name carries everything the recorded data depends on: the teacher and,
+    for a teacher with parameters (the planner's ``weights``), a fingerprint of
+    them, so data recorded before its defaults changed is never reused; the
+    players, games, seed and reward settings; whether action values and
+    placement values were recorded; the opponent share; the observation layout.
+    """
+    from shelfie_env.observation import OBS_VERSION
+
+    vs_tag = f"_vs{cfg.bc_opponent}{cfg.bc_opponent_share:g}" if cfg.bc_opponent_share > 0 else ""
+    params = getattr(teacher, "weights", None)
+    teacher_tag = f"_w{zlib.crc32(repr(params).encode()):08x}" if params is not None else ""
+    return (
+        run_dir.parent
+        / "teacher"
+        / (
+            f"{cfg.bc_teacher}{teacher_tag}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
+            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
+            f"{'_sv' if sets else ''}{vs_tag}_obs{OBS_VERSION}.npz"
+        )
+    )
+
+
 def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
     import numpy as np
@@ -304,7 +330,6 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     from shelfie_env.bots import make
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
-    from shelfie_env.observation import OBS_VERSION
 
     from .bc import clone, merge, record_games, reports_values
 
@@ -317,16 +342,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
             f"bc_soft_tau > 0 needs a teacher that reports action values (planner), not {cfg.bc_teacher!r}"
         )
     vs = {"opponent": cfg.bc_opponent, "opponent_share": cfg.bc_opponent_share}
-    vs_tag = f"_vs{cfg.bc_opponent}{cfg.bc_opponent_share:g}" if cfg.bc_opponent_share > 0 else ""
-    cache = (
-        run_dir.parent
-        / "teacher"
-        / (
-            f"{cfg.bc_teacher}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
-            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
-            f"{'_sv' if sets else ''}{vs_tag}_obs{OBS_VERSION}.npz"
-        )
-    )
+    cache = teacher_cache_path(cfg, run_dir, teacher, valued=valued, sets=sets)
     t0 = time.time()
     if cache.is_file():
         with np.load(cache) as f:
