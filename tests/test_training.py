@@ -369,6 +369,7 @@ def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
     assert same.parent == tmp_path / "teacher"
     other = path(cfg, run, make("planner", threat=0.5), valued=True, sets=True)
     assert other != same and other.name.startswith("planner_w")
-    greedy = path(dataclasses.replace(cfg, bc_teacher="greedy"), run, make("greedy"), valued=False, sets=False)
+    greedy_cfg = dataclasses.replace(cfg, bc_teacher="greedy")
+    greedy = path(greedy_cfg, run, make("greedy"), valued=False, sets=False)
     assert greedy.name.startswith("greedy_2p_")  # no parameters, no fingerprint
     assert greedy.name.endswith(f"_obs{OBS_VERSION}.npz")
