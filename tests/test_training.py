@@ -373,3 +373,39 @@ def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
     greedy = path(greedy_cfg, run, make("greedy"), valued=False, sets=False)
     assert greedy.name.startswith("greedy_2p_")  # no parameters, no fingerprint
     assert greedy.name.endswith(f"_obs{OBS_VERSION}.npz")
+
+
+def test_teacher_spec_sets_the_teachers_weights(tmp_path):
+    """``bc_teacher`` takes an arena bot spec: its settings reach the teacher and the cache name."""
+    from shelfie_env.arena import build_bot
+    from shelfie_env.bots import make
+
+    cfg = TrainConfig(players=2, bc_teacher="planner:threat=0.4", policy_head="expect")
+    teacher = build_bot(cfg.bc_teacher)
+    assert teacher.weights.threat == 0.4
+    run = tmp_path / "run"
+    spec_path = train_cli.teacher_cache_path(cfg, run, teacher, valued=True, sets=True)
+    plain = dataclasses.replace(cfg, bc_teacher="planner")
+    # the same name as the bot built with those weights directly; no ':' in the file name
+    assert spec_path == train_cli.teacher_cache_path(
+        plain, run, make("planner", threat=0.4), valued=True, sets=True
+    )
+    assert ":" not in spec_path.name and spec_path.name.startswith("planner_w")
+    assert spec_path != train_cli.teacher_cache_path(plain, run, make("planner"), valued=True, sets=True)
+    with pytest.raises(ValueError, match="bc_teacher: bot spec 'planner:threat': expected key=value"):
+        TrainConfig(players=2, bc_teacher="planner:threat")
+    with pytest.raises(ValueError, match="bc_opponent: bot spec ':x' has no name"):
+        TrainConfig(players=2, bc_opponent=":x")
+
+
+def test_record_games_plays_a_teacher_spec():
+    """The teacher data of a spec is the configured bot's: its action values follow its weights."""
+    from training.bc import record_games
+
+    kw = dict(gamma=0.995, margin_coef=0.1, solo_reward_scale=0.02)
+    a = record_games(2, 1, "planner:threat=0.0", 5, **kw)
+    b = record_games(2, 1, "planner", 5, **kw)
+    assert a["values"].shape[1] == 120
+    assert not np.array_equal(a["values"], b["values"])
+    with pytest.raises(ValueError, match="unknown planner weight"):
+        record_games(2, 1, "planner:thret=1", 5, **kw)

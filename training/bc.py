@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots import act_on_game, make
+from shelfie_env.arena import build_bot
+from shelfie_env.bots import act_on_game
 from shelfie_env.engine import REROLL, Game
 from shelfie_env.observation import encode
 from shelfie_env.planner import best_action
@@ -68,7 +69,8 @@ def record_games(
     recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions); with
     ``set_values`` also its placement values (``sv``/``sv_index``, module docstring).
 
-    With ``opponent`` (a bot name) and ``opponent_share`` > 0, that share of the games (spread
+    ``teacher`` and ``opponent`` are bot specs as for ``shelfie arena`` (``"planner"``,
+    ``"planner:threat=0.4"``). With ``opponent`` and ``opponent_share`` > 0, that share of the games (spread
     evenly: game ``i`` when ``floor((i + 1) * share) > floor(i * share)``) pits seat
     ``i mod players`` (the learner, or the teacher) against ``opponent`` in every other seat, and
     only that seat is recorded.
@@ -77,8 +79,8 @@ def record_games(
         raise ValueError(f"opponent_share must be in [0, 1], got {opponent_share}")
     if opponent_share > 0 and players < 2:
         raise ValueError("opponent_share > 0 needs at least 2 players")
-    rival = make(opponent) if opponent_share > 0 else None
-    bot = make(teacher)
+    rival = build_bot(opponent) if opponent_share > 0 else None
+    bot = build_bot(teacher)
     valued = reports_values(bot)
     if set_values and not hasattr(bot, "set_values_game"):
         raise ValueError(f"teacher {teacher!r} has no placement values (set_values needs the planner)")

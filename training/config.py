@@ -122,10 +122,11 @@ class TrainConfig:
     """Passes over the grown data after each DAgger round."""
 
     bc_teacher: str = "greedy"
-    """Bot imitated by the warm start."""
+    """Bot imitated by the warm start, as a bot spec like ``shelfie arena``'s: a name, or a name
+    with settings (``planner:threat=0.4`` imitates the planner with that weight changed)."""
 
     bc_opponent: str = "greedy"
-    """Bot that faces the teacher (and, in DAgger rounds, the network) in the share
+    """Bot (spec) that faces the teacher (and, in DAgger rounds, the network) in the share
     ``bc_opponent_share`` of the warm-start games; only the teacher's (network's) seat is recorded
     there."""
 
@@ -203,6 +204,13 @@ class TrainConfig:
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {v}")
+        from shelfie_env.arena import parse_spec
+
+        for name in ("bc_teacher", "bc_opponent"):
+            try:
+                parse_spec(getattr(self, name))
+            except ValueError as e:
+                raise ValueError(f"{name}: {e}") from None
         if self.players == 1 and self.bc_opponent_share > 0:
             raise ValueError("bc_opponent_share needs at least 2 players (solo has no opponent)")
         if self.opp_random + self.opp_greedy > 1.0 + 1e-9:

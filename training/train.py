@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import shlex
 import sys
 import time
@@ -307,16 +308,19 @@ def teacher_cache_path(cfg: TrainConfig, run_dir: Path, teacher: Any, *, valued:
     players, games, seed and reward settings; whether action values and
     placement values were recorded; the opponent share; the observation layout.
     """
+    from shelfie_env.arena import parse_spec
     from shelfie_env.observation import OBS_VERSION
 
-    vs_tag = f"_vs{cfg.bc_opponent}{cfg.bc_opponent_share:g}" if cfg.bc_opponent_share > 0 else ""
+    opponent = re.sub(r"[^\w.=-]", "-", cfg.bc_opponent)  # a spec's ':' and ',' kept out of the name
+    vs_tag = f"_vs{opponent}{cfg.bc_opponent_share:g}" if cfg.bc_opponent_share > 0 else ""
+    name = parse_spec(cfg.bc_teacher)[0]  # the spec's settings show in the fingerprint below
     params = getattr(teacher, "weights", None)
     teacher_tag = f"_w{zlib.crc32(repr(params).encode()):08x}" if params is not None else ""
     return (
         run_dir.parent
         / "teacher"
         / (
-            f"{cfg.bc_teacher}{teacher_tag}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
+            f"{name}{teacher_tag}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
             f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
             f"{'_sv' if sets else ''}{vs_tag}_obs{OBS_VERSION}.npz"
         )
@@ -327,13 +331,13 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
     import numpy as np
 
-    from shelfie_env.bots import make
+    from shelfie_env.arena import build_bot
     from shelfie_env.bots.ppo import PPOBot
     from shelfie_env.checkpoint import NumpyPolicy
 
     from .bc import clone, merge, record_games, reports_values
 
-    teacher = make(cfg.bc_teacher)
+    teacher = build_bot(cfg.bc_teacher)
     valued = reports_values(teacher)
     # the expectimax head learns the planner's placement values (training/bc.py)
     sets = cfg.policy_head == "expect" and hasattr(teacher, "set_values_game")
