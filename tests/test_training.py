@@ -396,6 +396,8 @@ def test_teacher_spec_sets_the_teachers_weights(tmp_path):
         TrainConfig(players=2, bc_teacher="planner:threat")
     with pytest.raises(ValueError, match="bc_opponent: bot spec ':x' has no name"):
         TrainConfig(players=2, bc_opponent=":x")
+    with pytest.raises(ValueError, match="bc_teacher: unknown bot 'plannr'; available: greedy, planner"):
+        TrainConfig(players=2, bc_teacher="plannr")
 
 
 def test_record_games_plays_a_teacher_spec():
