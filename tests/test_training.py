@@ -392,6 +392,13 @@ def test_teacher_spec_sets_the_teachers_weights(tmp_path):
     )
     assert ":" not in spec_path.name and spec_path.name.startswith("planner_w")
     assert spec_path != train_cli.teacher_cache_path(plain, run, make("planner"), valued=True, sets=True)
+    # a bot without weights: the spec's settings are the fingerprint
+    ppo_a = dataclasses.replace(cfg, bc_teacher="ppo:path=a.zip")
+    ppo_b = dataclasses.replace(cfg, bc_teacher="ppo:path=b.zip")
+    bare = object()  # stands in for the built bot (no weights attribute)
+    a_path = train_cli.teacher_cache_path(ppo_a, run, bare, valued=False, sets=False)
+    assert a_path.name.startswith("ppo_w") and ":" not in a_path.name
+    assert a_path != train_cli.teacher_cache_path(ppo_b, run, bare, valued=False, sets=False)
     with pytest.raises(ValueError, match="bc_teacher: bot spec 'planner:threat': expected key=value"):
         TrainConfig(players=2, bc_teacher="planner:threat")
     with pytest.raises(ValueError, match="bc_opponent: bot spec ':x' has no name"):

@@ -207,13 +207,14 @@ class TrainConfig:
         from shelfie_env.arena import parse_spec
         from shelfie_env.bots import available
 
+        bots = available()
         for name in ("bc_teacher", "bc_opponent"):
             try:
                 bot = parse_spec(getattr(self, name))[0]
             except ValueError as e:
                 raise ValueError(f"{name}: {e}") from None
-            if bot not in available():
-                raise ValueError(f"{name}: unknown bot {bot!r}; available: {', '.join(available())}")
+            if bot not in bots:
+                raise ValueError(f"{name}: unknown bot {bot!r}; available: {', '.join(bots)}")
         if self.players == 1 and self.bc_opponent_share > 0:
             raise ValueError("bc_opponent_share needs at least 2 players (solo has no opponent)")
         if self.opp_random + self.opp_greedy > 1.0 + 1e-9:

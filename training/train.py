@@ -303,18 +303,22 @@ def teacher_cache_path(cfg: TrainConfig, run_dir: Path, teacher: Any, *, valued:
     """Where the warm start's teacher data is cached: ``<run_dir>/../teacher/<name>.npz``.
 
     The name carries everything the recorded data depends on: the teacher and,
-    for a teacher with parameters (the planner's ``weights``), a fingerprint of
-    them, so data recorded before its defaults changed is never reused; the
-    players, games, seed and reward settings; whether action values and
-    placement values were recorded; the opponent share; the observation layout.
+    for a teacher with parameters (the planner's ``weights``, or the settings
+    of any other bot's spec), a fingerprint of them, so data recorded before
+    its defaults changed is never reused; the players, games, seed and reward
+    settings; whether action values and placement values were recorded; the
+    opponent share; the observation layout.
     """
     from shelfie_env.arena import parse_spec
     from shelfie_env.observation import OBS_VERSION
 
     opponent = re.sub(r"[^\w.=-]", "-", cfg.bc_opponent)  # a spec's ':' and ',' kept out of the name
     vs_tag = f"_vs{opponent}{cfg.bc_opponent_share:g}" if cfg.bc_opponent_share > 0 else ""
-    name = parse_spec(cfg.bc_teacher)[0]  # the spec's settings show in the fingerprint below
+    name, settings = parse_spec(cfg.bc_teacher)
+    # The planner's full weights (defaults included); for any other bot, the spec's own settings.
     params = getattr(teacher, "weights", None)
+    if params is None and settings:
+        params = sorted(settings.items())
     teacher_tag = f"_w{zlib.crc32(repr(params).encode()):08x}" if params is not None else ""
     return (
         run_dir.parent
