@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.bots import act_on_game, make
-from shelfie_env.engine import Game
+from shelfie_env.game.engine import Game
 
 
 def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:

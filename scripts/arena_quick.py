@@ -14,7 +14,7 @@ import statistics
 import time
 
 from shelfie_env.bots import act_on_game, make
-from shelfie_env.engine import Game
+from shelfie_env.game.engine import Game
 
 
 def play(bots: list, seed: int) -> list[int]:

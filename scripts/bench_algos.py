@@ -41,10 +41,10 @@ sys.path.insert(0, str(ROOT))
 
 from shelfie_env.arena import wilson
 from shelfie_env.bots import act_on_game, make
-from shelfie_env.checkpoint import NumpyPolicy
-from shelfie_env.engine import Game
-from shelfie_env.observation import encode
-from training.selfplay import OpponentPool, SelfPlayEnv
+from shelfie_env.bots.learned.policy import NumpyPolicy
+from shelfie_env.game.engine import Game
+from shelfie_env.envs.observation import encode
+from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 EVAL_SEED = 20_000_000
 N_ENVS = 8

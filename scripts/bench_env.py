@@ -185,8 +185,8 @@ def bench_engine(
 # -------------------------------------------------------------- 3. vector envs
 def bench_vector(n: int, seconds: float, repeats: int) -> dict[str, Any]:
     from shelfie_env.batched import random_legal_actions, seed_streams
-    from shelfie_env.vector import SoloVectorEnv, VersusVectorEnv
-    from shelfie_env.vector_sb3 import ShelfieVecEnv
+    from shelfie_env.envs.vector import SoloVectorEnv, VersusVectorEnv
+    from shelfie_env.envs.sb3_vec import ShelfieVecEnv
 
     streams = seed_streams(1, n)
     actions = np.empty(n, dtype=np.int64)
@@ -248,7 +248,7 @@ def ppo_fps(
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import shelfie_env  # noqa: F401  (registers the gym ids)
-    from shelfie_env.vector_sb3 import ShelfieVecEnv
+    from shelfie_env.envs.sb3_vec import ShelfieVecEnv
 
     class RolloutClock(BaseCallback):
         def __init__(self) -> None:

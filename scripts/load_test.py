@@ -52,7 +52,7 @@ def free_port() -> int:
 
 
 def start_server(port: int, db: Path, log: Path) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "shelfie_env.web.cli", "--port", str(port), "--db", str(db),
+    cmd = [sys.executable, "-m", "shelfie_env.play.web.cli", "--port", str(port), "--db", str(db),
            "--no-browser", "--log-level", "warning"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60

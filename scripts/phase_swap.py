@@ -30,9 +30,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from shelfie_env.arena import build_bot
+from shelfie_env.bots.spec import build_bot
 from shelfie_env.bots import act_on_game
-from shelfie_env.engine import REROLL, Game, full_rows
+from shelfie_env.game.engine import REROLL, Game, full_rows
 
 WHEN = ("reroll", "near-end", "near-end-last-seat", "near-end-first-seat", "not-near-end", "end-triggered")
 

@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from shelfie_env.bots import act_on_game, make
-from shelfie_env.engine import CROSS, REROLL, Game, full_rows
+from shelfie_env.game.engine import CROSS, REROLL, Game, full_rows
 
 
 def play(planner, opponent, seed: int, seat: int) -> tuple[int, int, str, list[float]]:  # type: ignore[no-untyped-def]

@@ -3,7 +3,7 @@
     python scripts/policy_regret.py models/ppo_2p.zip runs/ppo_2p_s/best.zip --games 300
 
 Records ``--games`` planner-vs-planner 2-player games (every decision with the
-planner's value of each legal action, ``training.bc.record_games``), lets each
+planner's value of each legal action, ``shelfie_env.train.bc.record_games``), lets each
 checkpoint choose (deterministic: its most likely legal action) in every
 recorded position, and prints per decision type (reroll phase, circle phase,
 cross phase):
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shelfie_env.actions import CIRCLE_BASE, CROSS_BASE
+from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file():
             parser.error(f"no checkpoint file {path}")
 
-    from shelfie_env.checkpoint import NumpyPolicy, load_model
-    from training.bc import record_games
+    from shelfie_env.bots.learned.policy import NumpyPolicy
+    from shelfie_env.train.checkpoint import load_model
+    from shelfie_env.train.bc import record_games
 
     data = record_games(
         2, args.games, "planner", args.seed, gamma=0.995, margin_coef=0.1, solo_reward_scale=0.02

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from shelfie_env.engine import Game
+from shelfie_env.game.engine import Game
 
 PLANT, GAME, BOOK, TROPHY, CAT, JOKER = range(6)
 DEFAULT_POINTS = [[1, 2, 3, 5, 8] for _ in range(5)]
@@ -168,7 +168,7 @@ def spec_state(**overrides: Any) -> dict[str, Any]:
 
 def random_positions(n: int, seed: int, players: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """``n`` observations (mover's seat) and legal masks from random-play games, for policy tests."""
-    from shelfie_env.observation import encode
+    from shelfie_env.envs.observation import encode
 
     rng = np.random.default_rng(seed)
     game, obs, masks = Game.new(players, rng=seed), [], []
@@ -185,7 +185,7 @@ def tiny_ppo(policy: Any, **policy_kwargs: Any) -> Any:
     """A small untrained 2-player ``MaskablePPO`` with ``policy`` (hidden 32 x 32), for policy tests."""
     from sb3_contrib import MaskablePPO
 
-    from training.selfplay import SelfPlayEnv
+    from shelfie_env.train.selfplay import SelfPlayEnv
 
     kwargs = {"net_arch": [32, 32], **policy_kwargs}
     return MaskablePPO(policy, SelfPlayEnv(players=2), policy_kwargs=kwargs, seed=0, device="cpu")

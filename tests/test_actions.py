@@ -9,7 +9,7 @@ from math import prod
 import numpy as np
 import pytest
 
-from shelfie_env.actions import (
+from shelfie_env.game.actions import (
     CIRCLE_BASE,
     CROSS_BASE,
     END_TURN,
@@ -23,7 +23,7 @@ from shelfie_env.actions import (
     reroll_action,
     reroll_positions,
 )
-from shelfie_env.engine import Game
+from shelfie_env.game.engine import Game
 
 from .conftest import make_state
 

@@ -8,6 +8,8 @@ import json
 import pytest
 
 from shelfie_env import arena
+from shelfie_env.arena import cli as arena_cli
+from shelfie_env.bots import spec
 
 
 def test_wilson_interval_known_values():
@@ -18,13 +20,13 @@ def test_wilson_interval_known_values():
 
 
 def test_parse_spec():
-    assert arena.parse_spec("random") == ("random", {})
-    assert arena.parse_spec("ppo:path=a.zip,deterministic=false,seed=3") == (
+    assert spec.parse_spec("random") == ("random", {})
+    assert spec.parse_spec("ppo:path=a.zip,deterministic=false,seed=3") == (
         "ppo",
         {"path": "a.zip", "deterministic": False, "seed": 3},
     )
     with pytest.raises(ValueError, match="key=value"):
-        arena.parse_spec("ppo:path")
+        spec.parse_spec("ppo:path")
 
 
 def test_two_player_counts_and_seat_rotation():
@@ -112,22 +114,22 @@ def test_cli_writes_json_markdown_and_plot(tmp_path, capsys):
     ]
     (run_dir / "eval.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     parser = argparse.ArgumentParser()
-    arena.add_arguments(parser)
+    arena_cli.add_arguments(parser)
     out = tmp_path / "res"
     args = parser.parse_args(
         ["random", "greedy", "--games", "4", "--workers", "1", "--out", str(out), "--plot", str(run_dir)]
     )
-    assert arena.run(args) == 0
+    assert arena_cli.run(args) == 0
     data = json.loads(out.with_suffix(".json").read_text())
     assert data["config"]["games_per_group"] == 4
     assert "| `random` | `greedy` | 4 |" in out.with_suffix(".md").read_text()
     assert (run_dir / "win_rate.png").stat().st_size > 1000
-    assert arena.run(parser.parse_args(["nosuchbot", "random"])) == 2
+    assert arena_cli.run(parser.parse_args(["nosuchbot", "random"])) == 2
     assert "unknown bot" in capsys.readouterr().err
 
 
 def test_record_card_stores_results_and_command(tmp_path):
-    from shelfie_env.checkpoint import make_card, write_card
+    from shelfie_env.bots.learned.card import make_card, write_card
 
     model = tmp_path / "m.zip"
     write_card(model, make_card(2))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shelfie_env.actions import CROSS_BASE, END_TURN, circle_action
+from shelfie_env.game.actions import CROSS_BASE, END_TURN, circle_action
 from shelfie_env.batched import BatchedGame
-from shelfie_env.engine import Game
-from shelfie_env.errors import IllegalActionError
-from shelfie_env.observation import encode
+from shelfie_env.game.engine import Game
+from shelfie_env.game.errors import IllegalActionError
+from shelfie_env.envs.observation import encode
 
 
 class ScriptedDice:
@@ -161,8 +161,8 @@ def test_seeded_streams_are_reproducible() -> None:
 
 @pytest.mark.parametrize("num_players", [1, 2, 3, 4])
 def test_batched_greedy_picks_the_scalar_greedy_action(num_players: int) -> None:
-    from shelfie_env.batched.greedy import BatchedGreedy
-    from shelfie_env.bots.greedy import GreedyBot
+    from shelfie_env.bots.greedy.batched import BatchedGreedy
+    from shelfie_env.bots.greedy.scalar import GreedyBot
 
     bot = GreedyBot()
     batch = BatchedGame(32, num_players, seed=40 + num_players)
@@ -191,7 +191,7 @@ def test_core_package_imports_without_numba() -> None:
 
     code = (
         "import sys; sys.modules['numba'] = None\n"
-        "import shelfie_env, shelfie_env.shelfie_v0, shelfie_env.gym_envs\n"
+        "import shelfie_env, shelfie_env.shelfie_v0, shelfie_env.envs.gym_envs\n"
         "try:\n    import shelfie_env.batched\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -14,10 +14,13 @@ from pathlib import Path
 import pytest
 
 from shelfie_env import cli
-from shelfie_env.actions import END_TURN, STOP, circle_action, cross_action
+from shelfie_env.play import replay
+from shelfie_env.game.actions import END_TURN, STOP, circle_action, cross_action
 from shelfie_env.bots import make
-from shelfie_env.cli import CommandError, canonical_reroll, command_for, main, parse_command, parse_symbol
-from shelfie_env.engine import Game
+from shelfie_env.cli import main
+from shelfie_env.play import terminal
+from shelfie_env.play.terminal import CommandError, canonical_reroll, command_for, parse_command, parse_symbol
+from shelfie_env.game.engine import Game
 
 ROOT = Path(__file__).resolve().parents[1]
 from .conftest import spec_state as state
@@ -88,7 +91,7 @@ def test_command_for_round_trips_every_legal_action() -> None:
 def run_lines(lines: list[str], *args: str) -> str:
     out = io.StringIO()
     parsed = cli.build_parser().parse_args(["play", *args])
-    rc = cli.run_play(parsed, io.StringIO("".join(line + "\n" for line in lines)), out)
+    rc = terminal.run_play(parsed, io.StringIO("".join(line + "\n" for line in lines)), out)
     assert rc == 0
     return out.getvalue()
 
@@ -112,7 +115,7 @@ def test_eof_quits_cleanly() -> None:
 def test_hint_command_says_whether_hints_exist() -> None:
     text = run_lines(["hint", "quit"], "--seed", "3", "--opponents", "greedy")
     try:
-        import shelfie_env.hint  # noqa: F401
+        import shelfie_env.bots.planner.hint  # noqa: F401
     except ModuleNotFoundError:
         assert "Hints are not available yet" in text
     else:
@@ -125,7 +128,7 @@ def test_solo_game_has_no_bots_and_bad_setups_fail(capsys: pytest.CaptureFixture
     for args in (["--players", "5"], ["--opponents", "greedy,greedy,greedy,greedy"], ["--players", "3",
                  "--opponents", "greedy"], ["--seat", "3", "--bot", "greedy"], ["--opponents", "nosuchbot"]):
         assert (
-            cli.run_play(cli.build_parser().parse_args(["play", *args]), io.StringIO(""), io.StringIO()) == 2
+            terminal.run_play(cli.build_parser().parse_args(["play", *args]), io.StringIO(""), io.StringIO()) == 2
         )
     assert "nosuchbot" in capsys.readouterr().err
 
@@ -188,7 +191,7 @@ def _replay(tmp_path: Path) -> tuple[Path, list[dict]]:
         seat = game.current
         a = bot.act_game(game)
         game.step(a)
-        actions.append({"seat": seat, "action": a, "name": cli.action_name(a)})
+        actions.append({"seat": seat, "action": a, "name": terminal.action_name(a)})
         states.append(game.to_dict())
     data = {"version": 1, "initial_state": states[0], "actions": actions, "states": states,
             "final_state": states[-1]}
@@ -200,7 +203,7 @@ def _replay(tmp_path: Path) -> tuple[Path, list[dict]]:
 def test_replay_shows_every_state_and_the_result(tmp_path: Path) -> None:
     path, actions = _replay(tmp_path)
     out = io.StringIO()
-    assert cli.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
     text = out.getvalue()
     assert text.count("Scores:") == len(actions) + 1
     assert f"player {actions[-1]['seat'] + 1}: {actions[-1]['name']}" in text
@@ -213,15 +216,15 @@ def test_replay_without_states_and_bad_files(tmp_path: Path, capsys: pytest.Capt
     del data["states"]
     path.write_text(json.dumps(data))
     out = io.StringIO()
-    assert cli.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
     assert "Initial position" in out.getvalue() and "Final position" in out.getvalue()
     bad = tmp_path / "bad.json"
     for content in (
         "not json", "[]", json.dumps({"version": 2}), json.dumps({"version": 1, "states": [{"x": 1}]})
     ):
         bad.write_text(content)
-        assert cli.run_replay(Namespace(file=str(bad), no_color=True), io.StringIO()) == 2
-    assert cli.run_replay(Namespace(file=str(tmp_path / "missing.json"), no_color=True), io.StringIO()) == 2
+        assert replay.run_replay(Namespace(file=str(bad), no_color=True), io.StringIO()) == 2
+    assert replay.run_replay(Namespace(file=str(tmp_path / "missing.json"), no_color=True), io.StringIO()) == 2
     assert "invalid state field" in capsys.readouterr().err
 
 
@@ -237,7 +240,7 @@ def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_missing_subcommand_module_is_reported(monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(cli.LAZY_COMMANDS, "train", ("training.no_such_module", "train", "train"))
+    monkeypatch.setitem(cli.LAZY_COMMANDS, "train", ("shelfie_env.train.no_such_module", "train", "train"))
     assert main(["train", "--steps", "10"]) == 2
     assert "not available in this installation" in capsys.readouterr().err
 
@@ -262,8 +265,8 @@ def test_play_imports_no_torch_or_fastapi() -> None:
 def test_reroll_of_equal_dice_is_mapped_and_explained() -> None:
     game = Game.from_dict(state(phase="reroll", rolls_left=2, dice=[3, 4, 5, 5, 5, 5]), rng=1)
     out = io.StringIO()
-    seats = [cli.Seat("me"), cli.Seat("greedy (player 2)", make("greedy"), "greedy")]
-    tg = cli.TerminalGame(game, seats, 0, io.StringIO("reroll 1 2 3\nquit\n"), out)
+    seats = [terminal.Seat("me"), terminal.Seat("greedy (player 2)", make("greedy"), "greedy")]
+    tg = terminal.TerminalGame(game, seats, 0, io.StringIO("reroll 1 2 3\nquit\n"), out)
     assert tg.play() == 0
     text = out.getvalue()
     assert "rerolled dice 1,2,6 (the same move as 1,2,3: equal dice are interchangeable) -> " in text

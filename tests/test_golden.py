@@ -16,8 +16,8 @@ import random
 import sys
 from pathlib import Path
 
-from shelfie_env.actions import SYMBOLS, action_name
-from shelfie_env.engine import Game
+from shelfie_env.game.actions import SYMBOLS, action_name
+from shelfie_env.game.engine import Game
 
 GOLDEN = Path(__file__).parent / "data" / "golden_2p_seed7.txt"
 SEED = 7

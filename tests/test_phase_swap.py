@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shelfie_env.bots import make
-from shelfie_env.engine import REROLL, Game
+from shelfie_env.game.engine import REROLL, Game
 
 
 def _module():

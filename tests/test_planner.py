@@ -8,11 +8,11 @@ from math import comb
 import numpy as np
 import pytest
 
-from shelfie_env.actions import CROSS_BASE, circle_action, cross_action, reroll_action
+from shelfie_env.game.actions import CROSS_BASE, circle_action, cross_action, reroll_action
 from shelfie_env.bots import make
-from shelfie_env.engine import CIRCLE, Game
-from shelfie_env.planner import PlannerBot, Weights, action_values
-from shelfie_env.planner.dice import (
+from shelfie_env.game.engine import CIRCLE, Game
+from shelfie_env.bots.planner import PlannerBot, Weights, action_values
+from shelfie_env.bots.planner.dice import (
     FINAL,
     FINAL_INDEX,
     KEEP,
@@ -23,12 +23,12 @@ from shelfie_env.planner.dice import (
     keep_index_of_reroll,
     outcome_distribution,
 )
-from shelfie_env.planner.evaluation import Context
-from shelfie_env.planner.lines import LINE_CELLS, line_points, line_scores, line_tables, shelf_values
-from shelfie_env.planner.placements import FEASIBLE, SET_MASKS, can_circle
-from shelfie_env.planner.search import placement_values
-from shelfie_env.scoring import DEFAULT_POINTS, ScoreTable
-from shelfie_env.tables import MULTISETS
+from shelfie_env.bots.planner.evaluation import Context
+from shelfie_env.bots.planner.lines import LINE_CELLS, line_points, line_scores, line_tables, shelf_values
+from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS, can_circle
+from shelfie_env.bots.planner.search import placement_values
+from shelfie_env.game.scoring import DEFAULT_POINTS, ScoreTable
+from shelfie_env.game.tables import MULTISETS
 
 from .conftest import ScriptedDice, board, make_state
 
@@ -285,7 +285,7 @@ def test_registered_deterministic_and_validates_weights() -> None:
 
 
 def test_rounds_estimates_agree_and_shrink_as_shelves_fill() -> None:
-    from shelfie_env.planner.evaluation import rounds_left, rounds_left_many
+    from shelfie_env.bots.planner.evaluation import rounds_left, rounds_left_many
 
     w = Weights()
     game = Game.new(2, rng=8)
@@ -304,7 +304,7 @@ def test_rounds_estimates_agree_and_shrink_as_shelves_fill() -> None:
 
 
 def test_turn_context_is_reused_only_within_a_turn() -> None:
-    from shelfie_env.planner.search import turn_context
+    from shelfie_env.bots.planner.search import turn_context
 
     w = Weights()
     game = Game.from_dict(make_state(phase="reroll", rolls_left=2, dice=[1, 1, 2, 3, 4, 4]))
@@ -322,8 +322,8 @@ def test_turn_context_is_reused_only_within_a_turn() -> None:
 
 
 def test_last_turn_value_exact_cases() -> None:
-    from shelfie_env.planner.last_turn import last_turn_value
-    from shelfie_env.scoring import FULL
+    from shelfie_env.bots.planner.last_turn import last_turn_value
+    from shelfie_env.game.scoring import FULL
 
     pts = tuple(tuple(r) for r in DEFAULT_POINTS)
     # Only plant #1 is free; plants #2, #3 circled: circling it scores 1+2+3. Best play rerolls
@@ -339,8 +339,8 @@ def test_last_turn_value_exact_cases() -> None:
 
 
 def test_last_turn_edge_exact_cases() -> None:
-    from shelfie_env.planner.last_turn import last_turn_edge
-    from shelfie_env.scoring import FULL
+    from shelfie_env.bots.planner.last_turn import last_turn_edge
+    from shelfie_env.game.scoring import FULL
 
     pts = tuple(tuple(r) for r in DEFAULT_POINTS)
     # As above: the rival ends on 6 points if a plant (or six jokers) comes in three rolls, else 0.
@@ -359,8 +359,8 @@ def test_last_turn_edge_exact_cases() -> None:
 
 
 def test_stuck_probability_exact_cases() -> None:
-    from shelfie_env.planner.stuck import stuck_probability
-    from shelfie_env.scoring import FULL
+    from shelfie_env.bots.planner.stuck import stuck_probability
+    from shelfie_env.game.scoring import FULL
 
     fail = (5 / 6) ** 6 - (1 / 6) ** 6  # one roll with no plant and not six jokers
     p = stuck_probability(np.array([FULL, 1, 1 << 5, 0]))
@@ -396,7 +396,7 @@ def test_optional_evaluation_terms_keep_play_legal() -> None:
 
 
 def test_next_turn_value() -> None:
-    from shelfie_env.planner.search import next_turn_value
+    from shelfie_env.bots.planner.search import next_turn_value
 
     game = Game.from_dict(make_state(boards=[board("OOOO.", "XXXXX"), board()], dice=[0, 0, 0, 0, 1, 5]))
     ctx = Context(game, Weights())

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from shelfie_env.bots import make
-from shelfie_env.bots.ppo import DEFAULT_MODEL, PPOBot
-from shelfie_env.checkpoint import CheckpointMismatchError, NumpyPolicy, make_card, save_model
-from shelfie_env.engine import Game
-from training.selfplay import SelfPlayEnv
+from shelfie_env.bots.learned.bot import PPOBot, shipped_model
+from shelfie_env.bots.learned.card import CheckpointMismatchError, make_card
+from shelfie_env.bots.learned.policy import NumpyPolicy
+from shelfie_env.train.checkpoint import save_model
+from shelfie_env.game.engine import Game
+from shelfie_env.train.selfplay import SelfPlayEnv
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +77,7 @@ def test_wrong_player_count_is_refused(tiny_model):
     bot = PPOBot.load(path)
     with pytest.raises(ValueError, match="2-player"):
         bot.act_game(Game.new(3, rng=0))
-    with pytest.raises(FileNotFoundError, match="no PPO checkpoint"):
+    with pytest.raises(FileNotFoundError, match="no model file"):
         make("ppo", path=str(path.with_name("missing.zip")))
 
 
@@ -93,7 +95,21 @@ def test_mismatched_card_is_refused_by_the_bot(tiny_model, tmp_path):
 
 
 def test_shipped_two_player_model_plays_legal_moves():
-    assert DEFAULT_MODEL.is_file(), "models/ppo_2p.zip must be shipped"
+    assert shipped_model(2).is_file(), "shelfie_env/models/ppo_2p.npz must be shipped"
     bot = make("ppo")
     assert bot.num_players == 2 and bot.card["evaluation"]
     assert _check_legal_play(bot, 2, 5, seed=11) > 100
+
+
+def test_shipped_models_play_their_pinned_moves():
+    """The shipped networks choose the same moves as when they were trained (positions of greedy games)."""
+    import json
+    from pathlib import Path
+
+    pinned = json.loads((Path(__file__).parent / "data" / "shipped_model_moves.json").read_text())
+    for name, players in (("ppo_2p", 2), ("ppo_solo", 1)):
+        bot = make("ppo", num_players=players)
+        assert bot.card["preset"] == name
+        rows = pinned[name]
+        assert len(rows) > 50
+        assert [bot.act(r["state"]) for r in rows] == [r["action"] for r in rows], name

@@ -16,8 +16,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shelfie_env.engine import Game
-from shelfie_env.errors import InvalidStateError
+from shelfie_env.game.engine import Game
+from shelfie_env.game.errors import InvalidStateError
 
 from . import reference as ref
 from .conftest import SPEC_KEYS, RecordingDice

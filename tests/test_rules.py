@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shelfie_env.actions import CROSS_BASE, END_TURN, STOP, SYMBOLS, circle_action, reroll_action
-from shelfie_env.engine import CIRCLE, CROSS, OVER, REROLL, Game
-from shelfie_env.errors import IllegalActionError
+from shelfie_env.game.actions import CROSS_BASE, END_TURN, STOP, SYMBOLS, circle_action, reroll_action
+from shelfie_env.game.engine import CIRCLE, CROSS, OVER, REROLL, Game
+from shelfie_env.game.errors import IllegalActionError
 
 from .conftest import (
     BOOK,
@@ -507,7 +507,7 @@ def test_ties_share_the_victory_scores_equal() -> None:
     assert s[0] == s[1] == 6 and s[2] == 12
     g = make_game(boards=[b, b], phase="reroll", rolls_left=2)
     assert g.scores() == [6, 6]
-    from shelfie_env.shelfie_v0 import final_rewards  # the SPEC §6 rank reward: a tie is not a loss
+    from shelfie_env.envs.common import final_rewards  # the SPEC §6 rank reward: a tie is not a loss
 
     assert final_rewards([6, 6], "rank") == [0.0, 0.0]
     assert final_rewards([6, 6, 12], "rank") == [-0.5, -0.5, 1.0]
@@ -548,33 +548,41 @@ def test_trigger_in_seat_0_with_seat_1_full_lets_seat_2_play() -> None:
 
 
 def test_rules_modules_import_no_rl_framework() -> None:
-    """SPEC/issue: the engine is pure Python + numpy (no gymnasium, pettingzoo or torch)."""
+    """SPEC/issue: the rules package is pure Python + numpy (no gymnasium, pettingzoo or torch)."""
     import ast
     import sys
     from pathlib import Path
 
-    import shelfie_env
+    import shelfie_env.game
 
-    pkg = Path(shelfie_env.__file__).parent
-    for name in ("engine", "actions", "scoring", "tables", "state_validation", "errors"):
-        tree = ast.parse((pkg / f"{name}.py").read_text())
+    files = sorted(Path(shelfie_env.game.__file__).parent.glob("*.py"))
+    assert {f.stem for f in files} >= {"engine", "actions", "scoring", "tables", "state_validation", "errors"}
+    for path in files:
+        tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             mods = []
             if isinstance(node, ast.Import):
                 mods = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom):
+                assert node.module and not node.level, (path.name, "relative import")
                 mods = [node.module]
             for m in mods:
                 top = m.split(".")[0]
-                assert top not in {
-                    "gymnasium",
-                    "gym",
-                    "pettingzoo",
-                    "torch",
-                    "stable_baselines3",
-                    "sb3_contrib",
-                }, (
-                    name,
-                    m,
-                )
-                assert top in sys.stdlib_module_names or top == "numpy", (name, m)
+                inside = m == "shelfie_env.game" or m.startswith("shelfie_env.game.")
+                assert inside or top in sys.stdlib_module_names or top == "numpy", (path.name, m)
+
+
+def test_importing_the_package_loads_no_training_framework() -> None:
+    """``import shelfie_env`` (and the rules, and the learned bot) never pulls torch or SB3 in."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, shelfie_env, shelfie_env.game, shelfie_env.engine\n"
+        "from shelfie_env import bots\n"
+        "bots.make('ppo')\n"
+        "heavy = sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'fastapi', 'numba') if m in sys.modules)\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", out.stdout

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from shelfie_env.actions import CROSS_BASE, END_TURN, STOP, action_name, circle_action, reroll_action
-from shelfie_env.engine import Game
-from shelfie_env.errors import IllegalActionError, InvalidStateError
+from shelfie_env.game.actions import CROSS_BASE, END_TURN, STOP, action_name, circle_action, reroll_action
+from shelfie_env.game.engine import Game
+from shelfie_env.game.errors import IllegalActionError, InvalidStateError
 
 from .conftest import (
     BOOK,

@@ -11,11 +11,12 @@ import shutil
 import numpy as np
 import pytest
 
-from shelfie_env.checkpoint import CheckpointMismatchError, load_card, load_model
-from shelfie_env.engine import Game
-from training import train as train_cli
-from training.config import TrainConfig, field_docs
-from training.selfplay import OpponentPool, SelfPlayEnv
+from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
+from shelfie_env.train.checkpoint import load_model
+from shelfie_env.game.engine import Game
+from shelfie_env.train import run as train_cli
+from shelfie_env.train.config import TrainConfig, field_docs
+from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 TINY = [
     "--n-envs",
@@ -127,10 +128,8 @@ def test_config_validation_and_docs():
         TrainConfig(players=5)
     with pytest.raises(ValueError, match="opp_random"):
         TrainConfig(opp_random=0.8, opp_greedy=0.5)
-    with pytest.raises(ValueError, match="freeze_set_values"):
-        TrainConfig(freeze_set_values=True)  # the flat head has no placement values
-    with pytest.raises(ValueError, match="bc_opponent_share"):
-        TrainConfig(bc_opponent_share=1.5)
+    with pytest.raises(ValueError, match="policy_head must be one of flat, expect"):
+        TrainConfig(policy_head="keep")
     with pytest.raises(ValueError, match="unknown config field"):
         TrainConfig.from_dict({"nope": 1})
     assert TrainConfig.from_dict(TrainConfig().to_dict()) == TrainConfig()
@@ -175,7 +174,7 @@ def test_warm_start_records_metrics(smoke_run):
 
 
 def test_teacher_returns_are_discounted_outcomes():
-    from training.bc import record_games
+    from shelfie_env.train.bc import record_games
 
     data = record_games(2, 2, "greedy", seed=4, gamma=0.5, margin_coef=0.0, solo_reward_scale=0.0)
     n = len(data["actions"])
@@ -187,7 +186,7 @@ def test_teacher_returns_are_discounted_outcomes():
 
 def test_dagger_records_only_the_learners_positions_with_teacher_labels():
     from shelfie_env.bots import make
-    from training.bc import record_games
+    from shelfie_env.train.bc import record_games
 
     full = record_games(2, 2, "greedy", seed=8, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
     dag = record_games(
@@ -207,25 +206,6 @@ def test_dagger_records_only_the_learners_positions_with_teacher_labels():
     assert (on_turn == 1.0).all()
 
 
-def test_teacher_games_against_an_opponent_record_only_the_teachers_seat():
-    from training.bc import record_games
-
-    kw = {"gamma": 1.0, "margin_coef": 0.0, "solo_reward_scale": 0.0}
-    self_play = record_games(2, 4, "greedy", seed=9, **kw)
-    faced = record_games(2, 4, "greedy", seed=9, opponent="random", opponent_share=1.0, **kw)
-    assert 0 < len(faced["actions"]) < len(self_play["actions"])
-    assert all(faced["masks"][i, a] for i, a in enumerate(faced["actions"]))
-    assert (faced["obs"][:, 50 * 2 + 60] == 1.0).all()  # only the recorded seat's own turns
-    # one seat per game, greedy against random: it wins all four, so every return is +1
-    assert (faced["returns"] == 1.0).all()
-    half = record_games(2, 4, "greedy", seed=9, opponent="random", opponent_share=0.5, **kw)
-    assert len(faced["actions"]) < len(half["actions"]) < len(self_play["actions"])
-    with pytest.raises(ValueError, match="opponent_share"):
-        record_games(2, 1, "greedy", seed=9, opponent="random", opponent_share=1.5, **kw)
-    with pytest.raises(ValueError, match="bc_opponent_share"):
-        TrainConfig(players=1, bc_opponent_share=0.5)
-
-
 def test_batched_training_run_uses_the_pool_and_resumes(tmp_path):
     run_dir = tmp_path / "b"
     args = ["--batched", "--n-envs", "8", "--n-steps", "64", "--bc-games", "0", "--total-steps", "1024"]
@@ -239,7 +219,7 @@ def test_batched_training_run_uses_the_pool_and_resumes(tmp_path):
 
 
 def test_batched_selfplay_rewards_match_the_scalar_shaping():
-    from training.selfplay import batched_selfplay_env
+    from shelfie_env.train.selfplay import batched_selfplay_env
 
     pool = OpponentPool(opp_random=1.0, opp_greedy=0.0, seed=0)
     venv = batched_selfplay_env(2, 16, pool, margin_coef=0.1, solo_reward_scale=0.02, seed=4)
@@ -267,8 +247,8 @@ def test_batched_selfplay_rewards_match_the_scalar_shaping():
 
 
 def test_planner_teacher_records_its_action_values():
-    from shelfie_env.planner.search import ranked_actions
-    from training.bc import record_games
+    from shelfie_env.bots.planner.search import ranked_actions
+    from shelfie_env.train.bc import record_games
 
     data = record_games(2, 1, "planner", seed=3, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
     values, masks, acts = data["values"], data["masks"], data["actions"]
@@ -283,7 +263,7 @@ def test_planner_teacher_records_its_action_values():
 
 
 def test_soft_targets_are_a_softmax_over_the_legal_actions():
-    from training.bc import soft_targets
+    from shelfie_env.train.bc import soft_targets
 
     values = np.array([[1.0, 0.5, 9.0, 0.0], [0.0, 0.0, 0.0, 2.0]], np.float32)
     masks = np.array([[True, True, False, True], [False, True, True, False]])
@@ -301,8 +281,8 @@ def test_soft_targets_are_a_softmax_over_the_legal_actions():
 def test_soft_cloning_fits_the_teacher_and_needs_values():
     from sb3_contrib import MaskablePPO
 
-    from training.bc import clone, record_games
-    from training.selfplay import SelfPlayEnv
+    from shelfie_env.train.bc import clone, record_games
+    from shelfie_env.train.selfplay import SelfPlayEnv
 
     data = record_games(2, 3, "planner", seed=5, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
     model = MaskablePPO("MlpPolicy", SelfPlayEnv(players=2), policy_kwargs={"net_arch": [64]}, seed=0)
@@ -325,7 +305,7 @@ def test_soft_targets_with_a_teacher_without_values_fail_clearly(tmp_path):
 
 
 def test_the_cards_train_command_reproduces_the_config():
-    cfg = TrainConfig(batched=True, net_arch=[64, 32], policy_head="keep", bc_soft_tau=0.05, run_dir="runs/x")
+    cfg = TrainConfig(batched=True, net_arch=[64, 32], policy_head="expect", bc_soft_tau=0.05, run_dir="runs/x")
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
     words = shlex.split(train_cli.train_command(cfg))
@@ -339,7 +319,8 @@ def test_the_cards_train_command_reproduces_the_config():
 def test_a_checkpoint_saved_without_optimiser_state_plays_the_same(tmp_path):
     import torch
 
-    from shelfie_env.checkpoint import make_card, save_model
+    from shelfie_env.bots.learned.card import make_card
+    from shelfie_env.train.checkpoint import save_model
 
     from .conftest import tiny_ppo
 
@@ -358,7 +339,7 @@ def test_a_checkpoint_saved_without_optimiser_state_plays_the_same(tmp_path):
 def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
     """Cached teacher data is keyed on the planner's weights, so new defaults never reuse old data."""
     from shelfie_env.bots import make
-    from shelfie_env.observation import OBS_VERSION
+    from shelfie_env.envs.observation import OBS_VERSION
 
     cfg = TrainConfig(players=2, bc_teacher="planner", policy_head="expect")
     run = tmp_path / "run"
@@ -377,7 +358,7 @@ def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
 
 def test_teacher_spec_sets_the_teachers_weights(tmp_path):
     """``bc_teacher`` takes an arena bot spec: its settings reach the teacher and the cache name."""
-    from shelfie_env.arena import build_bot
+    from shelfie_env.bots.spec import build_bot
     from shelfie_env.bots import make
 
     cfg = TrainConfig(players=2, bc_teacher="planner:threat=0.4", policy_head="expect")
@@ -401,15 +382,15 @@ def test_teacher_spec_sets_the_teachers_weights(tmp_path):
     assert a_path != train_cli.teacher_cache_path(ppo_b, run, bare, valued=False, sets=False)
     with pytest.raises(ValueError, match="bc_teacher: bot spec 'planner:threat': expected key=value"):
         TrainConfig(players=2, bc_teacher="planner:threat")
-    with pytest.raises(ValueError, match="bc_opponent: bot spec ':x' has no name"):
-        TrainConfig(players=2, bc_opponent=":x")
+    with pytest.raises(ValueError, match="bc_teacher: bot spec ':x' has no name"):
+        TrainConfig(players=2, bc_teacher=":x")
     with pytest.raises(ValueError, match="bc_teacher: unknown bot 'plannr'; available: greedy, planner"):
         TrainConfig(players=2, bc_teacher="plannr")
 
 
 def test_record_games_plays_a_teacher_spec():
     """The teacher data of a spec is the configured bot's: its action values follow its weights."""
-    from training.bc import record_games
+    from shelfie_env.train.bc import record_games
 
     kw = dict(gamma=0.995, margin_coef=0.1, solo_reward_scale=0.02)
     a = record_games(2, 1, "planner:threat=0.0", 5, **kw)

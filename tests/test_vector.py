@@ -7,10 +7,10 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from shelfie_env.batched import BatchedGame
-from shelfie_env.engine import Game
-from shelfie_env.observation import encode
-from shelfie_env.shelfie_v0 import final_rewards
-from shelfie_env.vector import SoloVectorEnv, VersusVectorEnv
+from shelfie_env.game.engine import Game
+from shelfie_env.envs.observation import encode
+from shelfie_env.envs.common import final_rewards
+from shelfie_env.envs.vector import SoloVectorEnv, VersusVectorEnv
 
 
 def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -200,7 +200,7 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.logger import Logger
 
-    from shelfie_env.vector_sb3 import EpisodeScoreCallback, ShelfieVecEnv
+    from shelfie_env.envs.sb3_vec import EpisodeScoreCallback, ShelfieVecEnv
 
     torch.set_num_threads(1)
     env = ShelfieVecEnv(16, num_players=2, seed=0)
@@ -237,7 +237,7 @@ def test_sb3_adapter_with_maskable_ppo() -> None:
 
 
 def test_compiled_greedy_opponents_match_the_per_game_fallback() -> None:
-    from shelfie_env.bots.greedy import GreedyBot
+    from shelfie_env.bots.greedy.scalar import GreedyBot
 
     class PerGameGreedy(GreedyBot):
         """The same bot, but not the built-in type: the env asks it game by game."""
@@ -299,7 +299,7 @@ def test_make_vec_builds_the_batched_envs() -> None:
 
 
 def _random_policy(num_players: int = 2, seed: int = 0):  # type: ignore[no-untyped-def]
-    from shelfie_env.checkpoint import NumpyPolicy
+    from shelfie_env.bots.learned.policy import NumpyPolicy
 
     rng = np.random.default_rng(seed)
     size = 63 * num_players + 60
@@ -371,7 +371,7 @@ class _CyclePool:
 
 def test_pool_opponents_are_drawn_again_for_every_game() -> None:
     from shelfie_env.bots import make
-    from shelfie_env.vector import BatchedSeats
+    from shelfie_env.envs.vector import BatchedSeats
 
     pool = _CyclePool([make("random"), make("greedy"), _BatchPolicyBot(_random_policy(num_players=3))])
     core = BatchedSeats(6, num_players=3, opponents=[pool, pool], seed=1)

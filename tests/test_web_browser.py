@@ -1,6 +1,6 @@
 """End-to-end: the web table in headless Chromium (Debian ``chromium`` driven by Playwright).
 
-A real server (``python -m shelfie_env.web.cli``) runs in a subprocess on a free
+A real server (``python -m shelfie_env.play.web.cli``) runs in a subprocess on a free
 loopback port; the tests click through whole games like a person would. CI
 installs chromium (``.ci/run``); without it these tests fail with a clear message.
 """
@@ -70,7 +70,7 @@ class Server:
         raise RuntimeError(f"server did not start; its log ends with:\n{self.log.read_text()[-3000:]}")
 
     def _spawn(self) -> bool:
-        cmd = [sys.executable, "-m", "shelfie_env.web.cli", "--port", str(self.port), "--db", str(self.db),
+        cmd = [sys.executable, "-m", "shelfie_env.play.web.cli", "--port", str(self.port), "--db", str(self.db),
                "--no-browser", "--log-level", "warning"]  # fmt: skip
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -327,7 +327,7 @@ def test_invite_link_second_person_and_server_restart(browser: Any, server: Serv
 
 def test_reroll_picks_map_to_the_canonical_ids(browser: Any, server: Server) -> None:
     """Any choice of dice (count per face) becomes the one legal reroll id the engine expects."""
-    from shelfie_env.tables import REROLL_IDS
+    from shelfie_env.game.tables import REROLL_IDS
 
     rnd = random.Random(3)
     cases = []
@@ -347,8 +347,8 @@ def test_reroll_picks_map_to_the_canonical_ids(browser: Any, server: Server) -> 
 
 
 def test_joker_choice_is_asked_when_both_ways_are_legal(browser: Any, server: Server) -> None:
-    from shelfie_env.web.service import GameService
-    from shelfie_env.web.store import GameStore
+    from shelfie_env.play.web.service import GameService
+    from shelfie_env.play.web.store import GameStore
 
     empty = [[0] * 5 for _ in range(5)]
     state = {

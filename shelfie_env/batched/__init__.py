@@ -1,4 +1,4 @@
-"""Batched engine: the rules of :mod:`shelfie_env.engine` over N games in arrays.
+"""Batched engine: the rules of :mod:`shelfie_env.game.engine` over N games in arrays.
 
 Needs ``numba`` (the ``fast`` extra); the core package never imports this
 subpackage, so ``import shelfie_env`` works without it.
@@ -6,6 +6,6 @@ subpackage, so ``import shelfie_env`` works without it.
 
 from __future__ import annotations
 
-from .engine import BatchedGame, random_legal_actions, seed_streams
+from shelfie_env.batched.engine import BatchedGame, random_legal_actions, seed_streams
 
 __all__ = ["BatchedGame", "random_legal_actions", "seed_streams"]

@@ -3,7 +3,7 @@
 Every game is one row of an ``int32`` state array ``S`` of shape ``(N, WIDTH)``
 (column constants below); legal masks live in a ``bool`` array ``M`` of shape
 ``(N, 120)`` kept up to date after every reset and step. The rules mirror
-:mod:`shelfie_env.engine` line by line so the two stay equivalent (the
+:mod:`shelfie_env.game.engine` line by line so the two stay equivalent (the
 equivalence test drives both with the same actions and dice).
 
 Dice come either from pre-drawn faces (``faces[i, j]``, ``use_faces=True``):

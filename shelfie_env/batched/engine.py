@@ -4,7 +4,7 @@ The state of all games lives in arrays with a leading batch axis (see
 :mod:`._kernels` for the column layout); each call runs one compiled loop over
 the games, so there is no Python-level loop in ``step``, ``reset``, the legal
 masks or the observations. The rules, action ids and observation layout are
-those of :class:`shelfie_env.engine.Game` and :func:`shelfie_env.observation.encode`.
+those of :class:`shelfie_env.game.engine.Game` and :func:`shelfie_env.envs.observation.encode`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, action_name
-from ..engine import MAX_PLAYERS, PHASES, Game
-from ..errors import IllegalActionError
-from ..observation import observation_size
-from ..scoring import DEFAULT_POINTS, ScoreTable
-from ..tables import MULTISETS, REROLL_IDS
-from . import _kernels as K
+from shelfie_env.game.actions import NUM_ACTIONS, action_name
+from shelfie_env.game.engine import MAX_PLAYERS, PHASES, Game
+from shelfie_env.game.errors import IllegalActionError
+from shelfie_env.envs.observation import observation_size
+from shelfie_env.game.scoring import DEFAULT_POINTS, ScoreTable
+from shelfie_env.game.tables import MULTISETS, REROLL_IDS
+from shelfie_env.batched import _kernels as K
 
 
 def _build_tables() -> tuple[np.ndarray, np.ndarray]:

@@ -2,14 +2,15 @@
 
 ``make(name, **kwargs)`` builds a registered bot; ``register(name, factory)``
 adds one. Bots may also offer ``act_game(game)`` taking a live
-:class:`~shelfie_env.engine.Game` (a fast path the envs use when present).
+:class:`~shelfie_env.game.engine.Game` (a fast path the envs use when present).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable, Protocol, runtime_checkable
 
-from ..engine import Game
+from shelfie_env.game.engine import Game
 
 
 @runtime_checkable
@@ -19,28 +20,41 @@ class Bot(Protocol):
     def act(self, state: dict[str, Any]) -> int: ...
 
 
+_BUILTIN: dict[str, str] = {
+    "random": "shelfie_env.bots.random_bot:RandomBot",
+    "greedy": "shelfie_env.bots.greedy:GreedyBot",
+    "planner": "shelfie_env.bots.planner:PlannerBot",
+    "ppo": "shelfie_env.bots.learned:make_ppo",
+}
+"""The bots that ship, by name -> ``module:factory``, imported on first use."""
+
 _REGISTRY: dict[str, Callable[..., Bot]] = {}
 
 
 def register(name: str, factory: Callable[..., Bot]) -> None:
-    """Register ``factory`` under ``name`` for :func:`make`."""
+    """Register ``factory`` under ``name`` for :func:`make` (it replaces a bot of that name)."""
     _REGISTRY[name] = factory
 
 
 def available() -> list[str]:
     """Names :func:`make` accepts."""
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return sorted(set(_BUILTIN) | set(_REGISTRY))
+
+
+def factory(name: str) -> Callable[..., Bot]:
+    """The factory :func:`make` calls for ``name``; ``ValueError`` lists the names there are."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    target = _BUILTIN.get(name)
+    if target is None:
+        raise ValueError(f"unknown bot {name!r}; available: {', '.join(available())}")
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def make(name: str, **kwargs: Any) -> Bot:
     """Build the bot registered as ``name`` (e.g. ``"random"``, ``"greedy"``)."""
-    _load_builtin()
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; available: {', '.join(sorted(_REGISTRY))}") from None
-    return factory(**kwargs)
+    return factory(name)(**kwargs)
 
 
 def act_on_game(bot: Bot, game: Game) -> int:
@@ -51,22 +65,4 @@ def act_on_game(bot: Bot, game: Game) -> int:
     return int(bot.act(game.to_dict()))
 
 
-_LOADED = False
-
-
-def _load_builtin() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import importlib
-
-    for module in ("random_bot", "greedy", "planner", "ppo"):
-        try:
-            importlib.import_module(f"{__name__}.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{module}":
-                raise
-
-
-__all__ = ["Bot", "act_on_game", "available", "make", "register"]
+__all__ = ["Bot", "act_on_game", "available", "factory", "make", "register"]

@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import Game
-from . import register
+from shelfie_env.game.engine import Game
 
 
 class RandomBot:
@@ -26,6 +25,3 @@ class RandomBot:
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
-
-
-register("random", RandomBot)

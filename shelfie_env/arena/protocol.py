@@ -1,0 +1,300 @@
+"""Evaluation arena: ``shelfie eval`` / ``shelfie arena``.
+
+Plays a set of bots against each other with fixed seeds and seat rotation,
+in parallel over the CPU cores, and reports per pairing wins / ties / losses
+with 95% Wilson intervals (overall and by the seat the bot played from) and
+mean score ± sd, plus OpenSkill ratings
+(Plackett-Luce, mu ± sigma) for the whole field. Results go to JSON and
+Markdown; ``--plot RUN_DIR`` draws win rate vs training steps from a run's
+``eval.jsonl``.
+
+Protocol: for each group of ``players`` distinct bots (all pairs for two
+players, every combination for more), game ``i`` (``i = 0..games-1``) is
+dealt from dice seed ``seed + i`` and seats the group rotated by ``i``
+places, so every bot sits in every seat equally often (exactly, when
+``games`` is a multiple of ``players``) and the same dice are used for every
+group. With ``players = 1`` every bot plays solo games on the same seeds.
+Bots with a ``seed`` parameter (``random``) get ``seed + i``-derived seeds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.arena.ratings import rate
+from shelfie_env.bots import Bot, act_on_game, available
+from shelfie_env.bots.spec import build_bot, parse_spec
+from shelfie_env.game.engine import Game
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``k / n``."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def play_game(
+    bots: Sequence[Bot], seed: int, max_steps: int = 10_000, times: list[list[float]] | None = None
+) -> list[int]:
+    """Play one game, ``bots[s]`` in seat ``s``, dice from ``seed``; returns the final scores.
+
+    With ``times`` (one list per seat) the wall time of every decision, in seconds, is appended
+    to its seat's list.
+    """
+    game = Game.new(len(bots), rng=np.random.default_rng(seed))
+    steps = 0
+    clock = time.perf_counter
+    while not game.over:
+        seat = game.current
+        t0 = clock()
+        action = act_on_game(bots[seat], game)
+        if times is not None:
+            times[seat].append(clock() - t0)
+        game.step(action)
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(f"game with seed {seed} did not end after {max_steps} steps")
+    return game.scores()
+
+
+CHUNK = 25  # games per task; fixed so results do not depend on the number of workers
+
+
+def _reseed(bot: Bot, seed: Sequence[int]) -> None:
+    """Give a bot with a numpy ``rng`` attribute a per-game seed (results stay reproducible)."""
+    if isinstance(getattr(bot, "rng", None), np.random.Generator):
+        bot.rng = np.random.default_rng(list(seed))  # type: ignore[attr-defined]
+
+
+_BOT_CACHE: dict[str, Bot] = {}
+
+
+def _cached_bot(spec: str) -> Bot:
+    if spec not in _BOT_CACHE:
+        _BOT_CACHE[spec] = build_bot(spec)
+    return _BOT_CACHE[spec]
+
+
+Task = tuple[tuple[str, ...], tuple[int, ...], int, int, int, dict[str, Bot]]
+
+
+def _play_chunk(task: Task) -> list[dict[str, Any]]:
+    """Play games ``start..stop-1`` of one group; seat ``s`` of game ``i`` is ``group[(s + i) % n]``."""
+    specs, group, seed, start, stop, given = task
+    n = len(group)
+    out = []
+    for i in range(start, stop):
+        seats = [group[(s + i) % n] for s in range(n)]
+        bots = [given[specs[b]] if specs[b] in given else _cached_bot(specs[b]) for b in seats]
+        for s, bot in enumerate(bots):
+            _reseed(bot, (seed, i, s))
+        times: list[list[float]] = [[] for _ in range(n)]
+        scores = play_game(bots, seed + i, times=times)
+        out.append({"game": i, "seed": seed + i, "seats": seats, "scores": scores, "times": times})
+    return out
+
+
+def run_arena(
+    specs: Sequence[str],
+    players: int = 2,
+    games: int = 200,
+    seed: int = 0,
+    workers: int | None = None,
+    ratings: bool = True,
+    progress: bool = False,
+    bots: dict[str, Bot] | None = None,
+) -> dict[str, Any]:
+    """Play every group of ``players`` bots ``games`` times; returns the results dict (see module doc).
+
+    ``bots`` maps some of the ``specs`` to ready bot objects (e.g. a network being trained),
+    which are played as they are instead of being built from the spec.
+    """
+    specs = list(specs)
+    given = dict(bots or {})
+    if not specs:
+        raise ValueError("no bots given")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"bot specs must be distinct, got {specs}")
+    if not 1 <= players <= 4:
+        raise ValueError(f"players must be 1..4, got {players}")
+    if players > 1 and len(specs) < players:
+        raise ValueError(f"{players}-player games need at least {players} bots, got {len(specs)}")
+    if games <= 0:
+        raise ValueError(f"games must be positive, got {games}")
+    for spec in specs:  # fail early, in this process, on unknown names or bad kwargs
+        if spec in given:
+            continue
+        name, _ = parse_spec(spec)
+        if name not in available():
+            raise ValueError(f"unknown bot {name!r} in {spec!r}; available: {', '.join(available())}")
+    groups = (
+        [(i,) for i in range(len(specs))]
+        if players == 1
+        else list(itertools.combinations(range(len(specs)), players))
+    )
+    tasks = [
+        (tuple(specs), g, seed, a, min(a + CHUNK, games), given) for g in groups for a in range(0, games, CHUNK)
+    ]
+    workers = max(1, min(workers or os.cpu_count() or 1, len(tasks)))
+    t0 = time.time()
+    records: list[dict[str, Any]] = []
+    if workers == 1:
+        for k, task in enumerate(tasks):
+            records.extend(_play_chunk(task))
+            _progress(progress, k + 1, len(tasks), t0)
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for k, chunk in enumerate(pool.imap(_play_chunk, tasks)):
+                records.extend(chunk)
+                _progress(progress, k + 1, len(tasks), t0)
+    result = summarise(specs, players, records, ratings=ratings)
+    result["config"] = {
+        "bots": specs,
+        "players": players,
+        "games_per_group": games,
+        "seed": seed,
+        "seeds": f"{seed}..{seed + games - 1}",
+        "workers": workers,
+        "wall_time_s": round(time.time() - t0, 1),
+    }
+    return result
+
+
+def _progress(on: bool, done: int, total: int, t0: float) -> None:
+    if on:
+        print(
+            f"\r{done}/{total} chunks, {time.time() - t0:.0f}s",
+            end="" if done < total else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _mean_sd(xs: Sequence[float]) -> tuple[float, float]:
+    if not xs:
+        return (0.0, 0.0)
+    return (statistics.fmean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0)
+
+
+def summarise(
+    specs: Sequence[str], players: int, records: Iterable[dict[str, Any]], ratings: bool = True
+) -> dict[str, Any]:
+    """Per-bot and per-pairing statistics (and ratings) from game records."""
+    records = sorted(records, key=lambda r: (r["seats"] if players == 1 else sorted(r["seats"]), r["game"]))
+    nb = len(specs)
+    scores: list[list[int]] = [[] for _ in range(nb)]
+    seat_counts = [[0] * players for _ in range(nb)]
+    firsts = [0] * nb
+    times: list[list[float]] = [[] for _ in range(nb)]
+    pair: dict[tuple[int, int], dict[str, Any]] = {}
+    for rec in records:
+        seats, sc = rec["seats"], rec["scores"]
+        top = max(sc)
+        for s, b in enumerate(seats):
+            scores[b].append(sc[s])
+            seat_counts[b][s] += 1
+            firsts[b] += sc[s] == top
+            if "times" in rec:
+                times[b].extend(rec["times"][s])
+        for s, t in itertools.combinations(range(len(seats)), 2):
+            a, b, sa, sb = seats[s], seats[t], sc[s], sc[t]
+            if a > b:
+                a, b, sa, sb = b, a, sb, sa
+            # W / T / L of bot a from each of its seats; the totals and seat counts follow from it.
+            p = pair.setdefault(
+                (a, b), {"a_scores": [], "b_scores": [], "by_seat": [[0, 0, 0] for _ in range(players)]}
+            )
+            p["a_scores"].append(sa)
+            p["b_scores"].append(sb)
+            p["by_seat"][s if seats[s] == a else t][0 if sa > sb else 1 if sa == sb else 2] += 1
+    bots = []
+    for b, spec in enumerate(specs):
+        m, sd = _mean_sd(scores[b])
+        bots.append(
+            {
+                "bot": spec,
+                "games": len(scores[b]),
+                "mean_score": m,
+                "sd_score": sd,
+                "first_place_rate": firsts[b] / len(scores[b]) if scores[b] else 0.0,
+                "seat_counts": seat_counts[b],
+            }
+        )
+    pairings = []
+    for (a, b), p in sorted(pair.items()):
+        wins, ties, losses = (sum(col) for col in zip(*p["by_seat"]))
+        n = wins + ties + losses
+        am, asd = _mean_sd(p["a_scores"])
+        bm, bsd = _mean_sd(p["b_scores"])
+        pairings.append(
+            {
+                "bot": specs[a],
+                "opponent": specs[b],
+                "games": n,
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "win_rate": wins / n,
+                "win_ci95": list(wilson(wins, n)),
+                "tie_rate": ties / n,
+                "loss_rate": losses / n,
+                "loss_ci95": list(wilson(losses, n)),
+                "score_rate": (wins + 0.5 * ties) / n,
+                "mean_score": am,
+                "sd_score": asd,
+                "opp_mean_score": bm,
+                "opp_sd_score": bsd,
+                "bot_seat_counts": [sum(wtl) for wtl in p["by_seat"]],
+                "by_seat": [_seat_summary(seat, *wtl) for seat, wtl in enumerate(p["by_seat"])],
+            }
+        )
+    out: dict[str, Any] = {"bots": bots, "pairings": pairings}
+    timing = [{"bot": spec, **ms} for spec, t in zip(specs, times) if (ms := _decision_ms(t))]
+    if timing:
+        out["timing"] = timing
+    if ratings and players > 1:
+        out["ratings"] = rate(specs, records)
+    return out
+
+
+def _decision_ms(times: Sequence[float]) -> dict[str, float] | None:
+    """Median, 99th percentile and maximum of a bot's decision times, in milliseconds."""
+    if not times:
+        return None
+    ms = np.asarray(times) * 1e3
+    return {
+        "decisions": len(ms),
+        "median": round(float(np.median(ms)), 4),
+        "p99": round(float(np.percentile(ms, 99)), 4),
+        "max": round(float(ms.max()), 4),
+    }
+
+
+def _seat_summary(seat: int, wins: int, ties: int, losses: int) -> dict[str, Any]:
+    """The pairing's results for the games its ``bot`` played from ``seat`` (0 moves first)."""
+    n = wins + ties + losses
+    return {
+        "seat": seat,
+        "games": n,
+        "wins": wins,
+        "ties": ties,
+        "losses": losses,
+        "win_rate": wins / n if n else 0.0,
+        "win_ci95": list(wilson(wins, n)) if n else [0.0, 1.0],
+    }

@@ -1,0 +1,123 @@
+"""Arena reports: Markdown tables, results stored in a model card, a training run's curve."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+
+def to_markdown(result: dict[str, Any]) -> str:
+    """Human-readable tables of a :func:`run_arena` result."""
+    cfg = result.get("config", {})
+    lines = [f"# Arena: {cfg.get('players', '?')}-player games", ""]
+    if cfg:
+        lines += [
+            (
+                f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; "
+                f"{cfg['games_per_group']} games per group, "
+                f"dice seeds {cfg['seeds']}, seats rotated; "
+                f"{cfg['wall_time_s']} s on {cfg['workers']} worker(s)."
+            ),
+            "",
+        ]
+    solo = cfg.get("players") == 1
+    lines += ["| bot | games | mean score ± sd | first place |", "|---|---:|---:|---:|"]
+    for b in result["bots"]:
+        first = "—" if solo else f"{100 * b['first_place_rate']:.1f}%"
+        lines.append(
+            f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} |"
+        )
+    if result["pairings"]:
+        lines += [
+            "",
+            (
+                "| bot | opponent | games | W / T / L | win rate (95% CI) | by bot's seat (1st / 2nd …) "
+                "| score ± sd | opp. score ± sd |"
+            ),
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for p in result["pairings"]:
+            lo, hi = p["win_ci95"]
+            by_seat = " / ".join(
+                f"{100 * x['win_rate']:.1f}%" if x["games"] else "—" for x in p.get("by_seat", [])
+            )
+            lines.append(
+                f"| `{p['bot']}` | `{p['opponent']}` | {p['games']} | "
+                f"{p['wins']} / {p['ties']} / {p['losses']} | "
+                f"{100 * p['win_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) | {by_seat or '—'} | "
+                f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | "
+                f"{p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |"
+            )
+    if result.get("ratings"):
+        lines += [
+            "",
+            "| rank | bot | OpenSkill mu ± sigma | ordinal (mu − 3 sigma) |",
+            "|---:|---|---:|---:|",
+        ]
+        for k, r in enumerate(result["ratings"], 1):
+            lines.append(f"| {k} | `{r['bot']}` | {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
+    """Plot win rate (or solo mean score) vs training steps from a run's ``eval.jsonl``;
+    returns the PNG path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(run)
+    log = path / "eval.jsonl" if path.is_dir() else path
+    if not log.is_file():
+        raise FileNotFoundError(f"no evaluation log {log}")
+    recs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    if not recs:
+        raise ValueError(f"{log} holds no evaluations yet")
+    steps = [r["steps"] for r in recs]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if "solo" in recs[0]:
+        ax.plot(steps, [r["solo"]["mean_score"] for r in recs], marker=".", label="solo mean score")
+        ax.set_ylabel("mean score")
+    else:
+        for opp in ("greedy", "random"):
+            if opp in recs[0]:
+                ax.plot(steps, [r[opp]["win_rate"] for r in recs], marker=".", label=f"vs {opp}")
+                ax.fill_between(
+                    steps, [r[opp]["ci95"][0] for r in recs], [r[opp]["ci95"][1] for r in recs], alpha=0.2
+                )
+        ax.set_ylabel("win rate (95% CI)")
+        ax.set_ylim(0, 1)
+    ax.set_xlabel("learner steps")
+    ax.set_title(f"Evaluation of {log.parent.name}")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    png = Path(out) if out else log.with_name("win_rate.png")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png
+
+
+def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> Path:
+    """Store ``result`` (and the command that produced it) under ``evaluation`` in a model card."""
+    from shelfie_env.bots.learned.card import card_path, load_card, write_card
+
+    card = load_card(model)
+    cfg = result["config"]
+    key = (
+        f"arena_{cfg['players']}p_"
+        + "_vs_".join(b.split(":")[0] for b in cfg["bots"])
+        + f"_{cfg['games_per_group']}g"
+        + (f"_seed{cfg['seed']}" if cfg.get("seed") else "")  # runs on other dice keep their own entry
+    )
+    card.setdefault("evaluation", {})[key] = {
+        "command": command,
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **{k: result[k] for k in ("bots", "pairings", "ratings") if k in result},
+        "config": cfg,
+    }
+    write_card(model, card)
+    return card_path(model)

@@ -1,0 +1,123 @@
+"""``ppo``: plays from a trained network (an ``.npz`` of weights + its JSON card).
+
+``make("ppo")`` loads the shipped model for the table's player count
+(:func:`shipped_model`); ``make("ppo", path="runs/x/best.zip")`` any other
+model: an exported ``.npz`` or, with the ``train`` extra installed, a
+Stable-Baselines3 checkpoint. The card is checked first (env id, observation
+layout version and size, action layout, players): a mismatch raises
+:class:`~shelfie_env.bots.learned.card.CheckpointMismatchError`. Moves come from
+a numpy copy of the actor, so playing needs no torch: ``deterministic=True``
+takes the most likely legal action, ``False`` samples from the masked policy.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
+from shelfie_env.bots.learned.policy import NumpyPolicy, read_weights
+from shelfie_env.envs.observation import encode
+from shelfie_env.game.engine import Game
+
+SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}
+"""Shipped model names by player count (files ``shelfie_env/models/<name>.npz`` + ``.json``)."""
+
+
+def shipped_model(num_players: int = 2) -> Path:
+    """Path of the shipped model for ``num_players``; ``FileNotFoundError`` names the counts that have one."""
+    name = SHIPPED.get(num_players)
+    if name is None:
+        have = ", ".join(f"{n} ({SHIPPED[n]})" for n in sorted(SHIPPED))
+        raise FileNotFoundError(
+            f"no shipped ppo model for {num_players}-player games; shipped: {have}. "
+            "Train one with `shelfie train --players N` and play it as ppo:path=..."
+        )
+    path = Path(str(resources.files("shelfie_env") / "models" / f"{name}.npz"))
+    if not path.is_file():
+        raise FileNotFoundError(f"the shipped model {name}.npz is missing from this installation")
+    return path
+
+
+def load_policy(path: str | Path, num_players: int | None = None) -> tuple[NumpyPolicy, dict[str, Any]]:
+    """The numpy actor and checked card of the model at ``path`` (``.npz``, or an SB3 ``.zip``)."""
+    p = Path(path)
+    if p.suffix == "":
+        p = next((p.with_suffix(s) for s in (".npz", ".zip") if p.with_suffix(s).is_file()), p.with_suffix(".npz"))
+    if not p.is_file():
+        raise FileNotFoundError(f"no model file at {p}")
+    card = load_card(p, num_players)
+    if p.suffix == ".zip":
+        try:
+            from shelfie_env.train.checkpoint import load_model
+        except ImportError as exc:
+            raise ImportError(
+                f"{p} is a Stable-Baselines3 checkpoint: reading it needs the train extra "
+                "(pip install 'shelfie-env[train]'), or export it to .npz with `shelfie train --export`"
+            ) from exc
+        model, card = load_model(p, num_players)
+        return NumpyPolicy.from_sb3(model.policy), card
+    activation = str(card.get("config", {}).get("activation", "tanh"))
+    try:
+        return NumpyPolicy.from_state_dict(read_weights(p), activation), card
+    except (KeyError, ValueError) as exc:
+        raise CheckpointMismatchError(f"{p}: the weights do not form a policy this package can play ({exc})") from None
+
+
+class PPOBot:
+    """A bot backed by a policy network; plays the seat on turn in games of ``num_players``."""
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        policy: NumpyPolicy,
+        num_players: int,
+        deterministic: bool = True,
+        seed: int | None = None,
+        card: dict[str, Any] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.num_players = num_players
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        self.card = card or {}
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path | None = None,
+        deterministic: bool = True,
+        seed: int | None = None,
+        num_players: int | None = None,
+    ) -> PPOBot:
+        """Load ``path`` (default: the shipped model for ``num_players``, 2 if not given)."""
+        source = shipped_model(num_players or 2) if path is None else path
+        policy, card = load_policy(source, num_players)
+        return cls(policy, card["num_players"], deterministic, seed, card)
+
+    def act_game(self, game: Game) -> int:
+        if game.num_players != self.num_players:
+            raise ValueError(
+                f"this PPO model plays {self.num_players}-player games, the game has {game.num_players}"
+            )
+        if game.over:
+            raise ValueError("no legal action: the game is over")
+        obs = encode(game, game.current)
+        return self.policy.act(obs, game.legal_mask(), self.deterministic, self.rng)
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+def make_ppo(
+    path: str | Path | None = None,
+    deterministic: bool = True,
+    seed: int | None = None,
+    num_players: int | None = None,
+) -> PPOBot:
+    """``bots.make("ppo", ...)``: see :meth:`PPOBot.load`."""
+    return PPOBot.load(path, deterministic=deterministic, seed=seed, num_players=num_players)

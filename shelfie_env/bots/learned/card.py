@@ -1,0 +1,137 @@
+"""Model cards: the JSON that travels with every model file (``x.npz`` or ``x.zip`` -> ``x.json``).
+
+The card says what the network was trained on (env id, observation layout
+version and size, action layout, number of players), how (training config,
+steps, wall time) and how well it plays (evaluation results with the command
+that produced them). :func:`load_card` checks the card against the current
+package and refuses a mismatch with :class:`CheckpointMismatchError`, so a
+model is never silently fed observations it was not trained on.
+
+Reading and checking cards needs only the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shelfie_env.envs.observation import OBS_VERSION, observation_size
+from shelfie_env.game.actions import NUM_ACTIONS
+
+CARD_FORMAT = 1
+ACTION_LAYOUT_VERSION = 1
+ENV_VERSION = "v0"
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint's card does not fit the current environment (or is missing/malformed)."""
+
+
+def env_id(num_players: int) -> str:
+    """Gymnasium id of the single-agent env a ``num_players`` model plays."""
+    if not 1 <= num_players <= 4:
+        raise ValueError(f"num_players must be 1..4, got {num_players!r}")
+    return f"shelfie/Solo-{ENV_VERSION}" if num_players == 1 else f"shelfie/Versus-{ENV_VERSION}"
+
+
+MODEL_SUFFIXES = (".npz", ".zip")
+"""``.npz``: the weights as numpy arrays (what ships and plays); ``.zip``: a Stable-Baselines3
+checkpoint with optimiser state (what a training run writes and resumes from)."""
+
+
+def card_path(model_path: str | Path) -> Path:
+    """The card that belongs to ``model_path`` (``x.npz`` or ``x.zip`` -> ``x.json``)."""
+    p = Path(model_path)
+    return p.with_suffix(".json") if p.suffix in MODEL_SUFFIXES else p.with_name(p.name + ".json")
+
+
+def make_card(
+    num_players: int,
+    *,
+    algo: str = "MaskablePPO",
+    config: Mapping[str, Any] | None = None,
+    steps: int = 0,
+    wall_time_s: float = 0.0,
+    evaluation: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A card describing a model for the current env layout."""
+    from shelfie_env import __version__
+
+    card: dict[str, Any] = {
+        "card_format": CARD_FORMAT,
+        "package_version": __version__,
+        "env_id": env_id(num_players),
+        "env_version": ENV_VERSION,
+        "num_players": num_players,
+        "obs_version": OBS_VERSION,
+        "observation_size": observation_size(num_players),
+        "action_layout_version": ACTION_LAYOUT_VERSION,
+        "num_actions": NUM_ACTIONS,
+        "algo": algo,
+        "steps": int(steps),
+        "wall_time_s": round(float(wall_time_s), 1),
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "config": dict(config or {}),
+        "evaluation": dict(evaluation or {}),
+    }
+    if extra:
+        card.update(extra)
+    return card
+
+
+def check_card(card: Mapping[str, Any], num_players: int | None = None, source: str = "card") -> None:
+    """Raise :class:`CheckpointMismatchError` naming the field if ``card`` does not fit the current env."""
+    if not isinstance(card, Mapping):
+        raise CheckpointMismatchError(f"{source}: a card must be a JSON object, got {type(card).__name__}")
+    for key in ("num_players", "env_id", "obs_version", "observation_size", "num_actions"):
+        if key not in card:
+            raise CheckpointMismatchError(f"{source}: missing field {key!r}")
+    players = card["num_players"]
+    if not isinstance(players, int) or not 1 <= players <= 4:
+        raise CheckpointMismatchError(f"{source}: num_players must be 1..4, got {players!r}")
+    expected = {
+        "env_id": env_id(players),
+        "obs_version": OBS_VERSION,
+        "observation_size": observation_size(players),
+        "num_actions": NUM_ACTIONS,
+        "action_layout_version": ACTION_LAYOUT_VERSION,
+    }
+    for key, want in expected.items():
+        got = card.get(key, want)
+        if got != want:
+            raise CheckpointMismatchError(
+                f"{source}: {key} is {got!r} but this version of shelfie-env has {want!r}; "
+                "the model was trained on a different observation/action layout - retrain it "
+                "or install the matching shelfie-env version"
+            )
+    if num_players is not None and players != num_players:
+        raise CheckpointMismatchError(
+            f"{source}: the model was trained for {players} player(s), not {num_players}"
+        )
+
+
+def load_card(model_path: str | Path, num_players: int | None = None) -> dict[str, Any]:
+    """Read and check the card of ``model_path``."""
+    path = card_path(model_path)
+    if not path.is_file():
+        raise CheckpointMismatchError(f"no model card {path} next to the checkpoint {model_path}")
+    try:
+        card = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise CheckpointMismatchError(f"{path}: not valid JSON ({exc})") from None
+    check_card(card, num_players, source=str(path))
+    return card
+
+
+def write_card(model_path: str | Path, card: Mapping[str, Any]) -> Path:
+    """Write ``card`` as the JSON next to ``model_path``; returns its path."""
+    path = card_path(model_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
+    tmp.replace(path)
+    return path

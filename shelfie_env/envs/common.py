@@ -1,0 +1,92 @@
+"""What every env of the package shares: reward modes, player-count checks, the observation space."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+
+from shelfie_env.envs.observation import SCORE_SCALE, observation_size
+from shelfie_env.game.engine import MAX_PLAYERS, Game
+from shelfie_env.game.errors import InvalidStateError
+from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
+
+DEFAULT_TABLE = ScoreTable(DEFAULT_POINTS)
+
+REWARD_MODES = ("rank", "score", "margin")
+"""``rank``: (opponents below - opponents above) / (n - 1); ``score``: own final score;
+``margin``: own score minus the best rival's (solo: own score)."""
+
+
+def score_bound(table: ScoreTable | None) -> float:
+    """Upper bound of the score features of the observation for ``table`` (1.0 for the default).
+
+    A score is encoded as score / 200 (``observation.SCORE_SCALE``); the default
+    table's best shelf scores 190, but a custom table may allow more.
+    """
+    best = (table or DEFAULT_TABLE).score(FULL)
+    return max(1.0, best / SCORE_SCALE)
+
+
+def observation_box(num_players: int, bound: float = 1.0) -> spaces.Box:
+    """The observation vector's ``Box``: [0, 1], score features up to ``bound``."""
+    n = num_players
+    high = np.ones(observation_size(n), dtype=np.float32)
+    start = 51 * n + 60  # the scores block, see observation.layout
+    high[start : start + n] = bound
+    return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+
+
+def game_from_state(state: Any, rng: np.random.Generator, num_players: int, bound: float) -> Game:
+    """``Game.from_dict`` plus the checks an env adds: its player count and score bound."""
+    game = Game.from_dict(state, rng=rng)
+    if game.num_players != num_players:
+        raise InvalidStateError(
+            "num_players", f"this env has {num_players} players, the state has {game.num_players}"
+        )
+    if game.table.score(FULL) / SCORE_SCALE > bound:
+        raise InvalidStateError(
+            "points",
+            "this table allows scores above the env's observation bound; create the env with these points",
+        )
+    return game
+
+
+def final_rewards(scores: Sequence[int], reward_mode: str) -> list[float]:
+    """Every seat's end-of-game reward under ``reward_mode`` (see module docstring)."""
+    n = len(scores)
+    out: list[float] = []
+    for p, own in enumerate(scores):
+        others = [s for q, s in enumerate(scores) if q != p]
+        if reward_mode == "rank":
+            if not others:
+                out.append(0.0)
+            else:
+                lower = sum(s < own for s in others)
+                higher = sum(s > own for s in others)
+                out.append((lower - higher) / (n - 1))
+        elif reward_mode == "score":
+            out.append(float(own))
+        elif reward_mode == "margin":
+            out.append(float(own - max(others)) if others else float(own))
+        else:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    return out
+
+
+def check_reward_mode(reward_mode: object) -> str:
+    """Return ``reward_mode`` or raise a ValueError listing the valid modes."""
+    if reward_mode not in REWARD_MODES:
+        modes = ", ".join(map(repr, REWARD_MODES))
+        raise ValueError(f"reward_mode must be one of {modes}, got {reward_mode!r}")
+    return reward_mode  # type: ignore[return-value]
+
+
+def check_num_players(num_players: object, low: int = 1) -> int:
+    """Return ``num_players`` as an int in ``low..4`` or raise ValueError."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an integer {low}..{MAX_PLAYERS}, got {num_players!r}")
+    if not low <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be {low}..{MAX_PLAYERS}, got {num_players}")
+    return int(num_players)

@@ -1,0 +1,1 @@
+"""For people: the terminal game (:mod:`~shelfie_env.play.terminal`) and the web table (:mod:`~shelfie_env.play.web`)."""

@@ -1,0 +1,565 @@
+"""``shelfie play``: a game in the terminal against bots (or people at one keyboard).
+
+Commands are words (``reroll 1 4 6``, ``stop``, ``circle cat 3 joker``, ``end``,
+``cross books``, ``hint``, ``help``); every legal move has exactly one
+spelling, and a typo gets an error that says what would work. Bots load
+without torch, so the first prompt comes in about a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Sequence, TextIO
+
+from shelfie_env.game.actions import (
+    CROSS_BASE,
+    END_TURN,
+    FACE_NAMES,
+    JOKER,
+    NUM_DICE,
+    STOP,
+    SYMBOL_PLURALS,
+    SYMBOLS,
+    action_kind,
+    action_name,
+    circle_action,
+    decode_circle,
+)
+from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, Game
+from shelfie_env.game.errors import IllegalActionError
+from shelfie_env.game.render import player_label, render_text
+
+# --------------------------------------------------------------------------- words
+_SYMBOL_WORDS: dict[str, int] = {}
+for _r, (_s, _pl) in enumerate(zip(SYMBOLS, SYMBOL_PLURALS)):
+    _SYMBOL_WORDS[_s] = _SYMBOL_WORDS[_pl] = _r
+_SYMBOL_WORDS.update({"meeple": 1, "meeples": 1, "trophys": 3, "boardgame": 1, "boardgames": 1})
+_JOKER_WORDS = {"joker", "jokers", "j", "+joker", "+j", "wild", "with-joker"}
+_SINGLE_LETTERS = {"p": 0, "g": 1, "m": 1, "b": 2, "t": 3, "c": 4}
+
+
+def parse_symbol(word: str) -> int | None:
+    """Row index of a symbol word: singular, plural, ``meeple`` or a unique prefix; else None."""
+    w = word.lower().strip(",.")
+    if w in _SYMBOL_WORDS:
+        return _SYMBOL_WORDS[w]
+    if w in _SINGLE_LETTERS:
+        return _SINGLE_LETTERS[w]
+    rows = {r for name, r in _SYMBOL_WORDS.items() if len(w) >= 2 and name.startswith(w)}
+    return rows.pop() if len(rows) == 1 else None
+
+
+class CommandError(ValueError):
+    """A typed command that cannot be turned into a legal action (message says why)."""
+
+
+COMMANDS = {
+    "reroll": "reroll", "r": "reroll", "roll": "reroll",
+    "keep": "stop", "stop": "stop", "s": "stop", "k": "stop",
+    "circle": "circle", "c": "circle", "take": "circle",
+    "end": "end", "e": "end", "done": "end", "pass": "end",
+    "cross": "cross", "x": "cross",
+    "hint": "hint", "hints": "hint",
+    "help": "help", "?": "help", "h": "help",
+    "board": "board", "b": "board", "show": "board",
+    "moves": "moves", "legal": "moves", "m": "moves",
+    "quit": "quit", "q": "quit", "exit": "quit",
+}
+
+HELP = """\
+Commands (first word may be abbreviated as shown in brackets):
+  reroll 1 4 6     [r]  reroll the dice at those positions (1-6, as numbered under
+                        the board; commas are fine). Equal dice are interchangeable,
+                        so "reroll 2 3" with cats at 2,3,4 is the same move as
+                        rerolling cats 3,4: the game always records the highest
+                        positions of each face. Words work too: "reroll cats",
+                        "reroll jokers", "reroll all".
+  stop / keep      [s]  keep these dice and go to the circle phase
+  circle cat 3     [c]  circle the 3rd cat (needs 3 cats, or 2 cats + a joker)
+  circle cat 3 joker    ... using a joker for one of the dice. Without "joker"
+                        the joker is used only when it is the only way.
+  end              [e]  end the turn after at least one circle
+  cross books      [x]  cross out a row (only when nothing can be circled)
+  hint                  suggest good moves (needs the planner)
+  board            [b]  show the table again
+  moves            [m]  list the legal commands
+  help             [?]  this text
+  quit             [q]  leave the game
+Symbols: plant, game (meeple), book, trophy, cat, singular or plural, or a
+prefix (pl, ga, bo, tr, ca) or one letter (p, g/m, b, t, c). "cat 3" alone also
+circles. Cells: (3) circled, X crossed, 3 free; numbers are the points."""
+
+
+def canonical_reroll(dice: Sequence[int], positions: Sequence[int]) -> int:
+    """The canonical reroll id for rerolling the dice at 0-based ``positions``.
+
+    Only how many dice of each face are rerolled matters; within a run of equal
+    faces the highest positions are the ones marked (SPEC §6).
+    """
+    wanted = [0] * 6
+    for p in positions:
+        wanted[dice[p]] += 1
+    bits = 0
+    for i in range(NUM_DICE - 1, -1, -1):
+        face = dice[i]
+        if wanted[face]:
+            bits |= 1 << i
+            wanted[face] -= 1
+    return bits
+
+
+def _parse_reroll(game: Game, args: list[str]) -> int:
+    if not args:
+        raise CommandError("say which dice to reroll, e.g. 'reroll 1 4 6' (positions 1-6) or 'reroll cats'")
+    positions: set[int] = set()
+    for token in " ".join(args).replace(",", " ").split():
+        t = token.lower()
+        if t.isdigit():
+            p = int(t)
+            if not 1 <= p <= NUM_DICE:
+                raise CommandError(f"there is no die {p}: dice are numbered 1 to {NUM_DICE}")
+            if p - 1 in positions:
+                raise CommandError(f"die {p} is named twice")
+            positions.add(p - 1)
+        elif t in ("all", "everything"):
+            positions.update(range(NUM_DICE))
+        elif t in ("joker", "jokers"):
+            found = [i for i, d in enumerate(game.dice) if d == JOKER]
+            if not found:
+                raise CommandError("there is no joker among the dice")
+            positions.update(found)
+        else:
+            row = parse_symbol(t)
+            if row is None:
+                raise CommandError(f"'{token}' is neither a die position (1-6) nor a symbol")
+            found = [i for i, d in enumerate(game.dice) if d == row]
+            if not found:
+                raise CommandError(f"there is no {SYMBOLS[row]} among the dice")
+            positions.update(found)
+    return canonical_reroll(game.dice, sorted(positions))
+
+
+def _parse_circle(game: Game, args: list[str]) -> int:
+    row = col = None
+    joker = False
+    for token in args:
+        t = token.lower().strip(",.#")
+        if t in _JOKER_WORDS or t in ("with",):
+            joker = joker or t != "with"
+        elif t.lstrip("#").isdigit():
+            if col is not None:
+                raise CommandError("give one item number (1-5)")
+            col = int(t.lstrip("#")) - 1
+            if not 0 <= col < 5:
+                raise CommandError(f"item numbers are 1 to 5, not {col + 1}")
+        else:
+            r = parse_symbol(t)
+            if r is None:
+                raise CommandError(f"'{token}' is not a symbol (plant, game, book, trophy, cat)")
+            if row is not None and r != row:
+                raise CommandError("give one symbol")
+            row = r
+    if row is None or col is None:
+        raise CommandError("say which item, e.g. 'circle cat 3' (symbol and item number 1-5)")
+    if joker:
+        return circle_action(row, col, True)
+    plain = circle_action(row, col, False)
+    with_joker = circle_action(row, col, True)
+    legal = game.legal_actions()
+    if plain not in legal and with_joker in legal:
+        return with_joker
+    return plain
+
+
+def _parse_cross(args: list[str]) -> int:
+    if len(args) != 1:
+        raise CommandError("say which row to cross out, e.g. 'cross books'")
+    t = args[0]
+    row = int(t) - 1 if t.isdigit() else parse_symbol(t)
+    if row is None or not 0 <= row < 5:
+        raise CommandError(f"'{t}' is not a row (plants, games, books, trophies, cats)")
+    return CROSS_BASE + row
+
+
+def parse_command(game: Game, line: str) -> tuple[str, int | None]:
+    """Turn a typed line into ``(kind, action)``; kind is an action kind or a meta command.
+
+    Raises :class:`CommandError` for a line that names no move. The action is not
+    yet checked for legality (the engine explains that).
+    """
+    words = line.strip().split()
+    if not words:
+        raise CommandError("empty command")
+    head, args = words[0].lower(), words[1:]
+    cmd = COMMANDS.get(head)
+    if cmd is None and parse_symbol(head) is not None:  # "cat 3" = "circle cat 3"
+        cmd, args = "circle", words
+    if cmd is None:
+        raise CommandError(f"unknown command '{words[0]}' (type 'help' for the list)")
+    if cmd == "reroll":
+        return "reroll", _parse_reroll(game, args)
+    if cmd == "stop":
+        return "stop", STOP
+    if cmd == "circle":
+        return "circle", _parse_circle(game, args)
+    if cmd == "end":
+        return "end", END_TURN
+    if cmd == "cross":
+        return "cross", _parse_cross(args)
+    return cmd, None
+
+
+def command_for(action: int) -> str:
+    """The typed command that plays ``action`` (the inverse of :func:`parse_command`)."""
+    kind = action_kind(action)
+    if kind == "stop":
+        return "stop"
+    if kind == "reroll":
+        return "reroll " + " ".join(str(i + 1) for i in range(NUM_DICE) if action >> i & 1)
+    if kind == "circle":
+        row, col, joker = decode_circle(action)
+        return f"circle {SYMBOLS[row]} {col + 1}" + (" joker" if joker else "")
+    if kind == "end":
+        return "end"
+    return f"cross {SYMBOL_PLURALS[action - CROSS_BASE]}"
+
+
+def legal_commands(game: Game) -> list[str]:
+    """Compact list of what may be typed now (rerolls summarised as one entry)."""
+    if game.phase == REROLL:
+        return ["stop", "reroll POSITIONS (any of 1-6)"]
+    return [command_for(a) for a in game.legal_actions()]
+
+
+def describe(action: int) -> str:
+    """Past-tense log text of an action, e.g. ``"circled cat #3 +joker"``."""
+    kind = action_kind(action)
+    name = action_name(action)
+    if kind == "stop":
+        return "kept the dice"
+    if kind == "reroll":
+        return "rerolled" + name[len("reroll"):]
+    if kind == "circle":
+        return "circled" + name[len("circle"):]
+    if kind == "end":
+        return "ended the turn"
+    return "crossed out" + name[len("cross out"):]
+
+
+# --------------------------------------------------------------------------- game loop
+@dataclass
+class Seat:
+    """Who sits at a seat: the person (``bot is None``) or a named bot."""
+
+    label: str
+    bot: Any = None
+    bot_name: str = ""
+
+
+@dataclass
+class TerminalGame:
+    """One game of ``shelfie play`` over text streams (a terminal or a pipe)."""
+
+    game: Game
+    seats: list[Seat]
+    human: int | None
+    inp: TextIO = field(default_factory=lambda: sys.stdin)
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    color: bool = False
+    echo: bool = False  # echo commands read from a pipe so transcripts are readable
+
+    @property
+    def names(self) -> list[str]:
+        return [s.label for s in self.seats]
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def show(self) -> None:
+        self.say()
+        self.say(render_text(self.game, self.human, self.color, self.names))
+
+    def who(self, p: int) -> str:
+        return player_label(self.game, p, self.human, self.names)
+
+    # ------------------------------------------------------------------ changes
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the seat on turn and report lockouts and the end trigger."""
+        g = self.game
+        p = g.current
+        before_crossed = g.crossed[:]
+        before_trigger = g.end_triggered
+        g.step(action)
+        if action_kind(action) == "circle":
+            for q in range(g.num_players):
+                if q != p and g.crossed[q] != before_crossed[q]:
+                    self.say(f"  lockout: {self.who(q)} loses the cells {self.who(p)} completed a line on")
+        if g.end_triggered and not before_trigger:
+            self.say("  the end is triggered: this round is the last one")
+
+    def bot_turn(self) -> None:
+        """Let the bot on turn play until its turn ends, logging each decision."""
+        g = self.game
+        p = g.current
+        seat = self.seats[p]
+        while not g.over and g.current == p:
+            try:
+                action = seat.bot.act_game(g) if hasattr(seat.bot, "act_game") else seat.bot.act(g.to_dict())
+                action = int(action)
+                if action not in g.legal_actions():
+                    raise IllegalActionError(action, g.why_illegal(action))
+            except Exception as exc:  # a broken bot must not end the person's game
+                action = g.legal_actions()[0]
+                self.say(f"  ({seat.label} failed: {exc}; it plays {action_name(action)} instead)")
+            self.apply(action)
+            line = f"{self.who(p)} {describe(action)}"
+            if action_kind(action) == "reroll":  # the turn goes on after a reroll
+                line += f" -> {_dice_words(g.dice)}"
+            self.say(line)
+
+    def human_turn(self) -> bool:
+        """Read and play one command; return False when the person quits (or EOF)."""
+        g = self.game
+        self.say("legal: " + " | ".join(legal_commands(g)))
+        self.out.write(f"{self.who(g.current)}> ")
+        self.out.flush()
+        line = self.inp.readline()
+        if not line:
+            self.say()
+            self.say("(end of input: leaving the game)")
+            return False
+        if self.echo:
+            self.say(line.rstrip("\n"))
+        if not line.strip():
+            return True
+        try:
+            kind, action = parse_command(g, line)
+        except CommandError as exc:
+            self.say(f"? {exc}")
+            return True
+        if kind == "quit":
+            self.say("Leaving the game.")
+            return False
+        if kind == "help":
+            self.say(HELP)
+            return True
+        if kind == "board":
+            self.show()
+            return True
+        if kind == "moves":
+            self.say("legal: " + " | ".join(command_for(a) for a in g.legal_actions()))
+            return True
+        if kind == "hint":
+            self.show_hint()
+            return True
+        assert action is not None
+        try:
+            self.apply(action)
+        except IllegalActionError as exc:
+            tip = ""
+            if g.phase == REROLL and kind in ("circle", "end", "cross"):
+                tip = " (type 'stop' to keep these dice first)"
+            elif g.phase == CROSS and kind == "circle":
+                tip = " (nothing can be circled: cross out a row, e.g. '" + legal_commands(g)[0] + "')"
+            self.say(f"? {action_name(action)} is not possible: {exc.reason}{tip}")
+            return True
+        line_out = f"{self.who(self.human if self.human is not None else 0)} {describe(action)}"
+        if kind == "reroll":
+            typed = [t for t in line.replace(",", " ").split()[1:] if t.isdigit()]
+            canon = [str(i + 1) for i in range(NUM_DICE) if action >> i & 1]
+            if typed and sorted(typed) != canon:
+                line_out += f" (the same move as {','.join(sorted(typed))}: equal dice are interchangeable)"
+            line_out += f" -> {_dice_words(g.dice)}"
+        self.say(line_out)
+        self.show()
+        return True
+
+    def show_hint(self) -> None:
+        try:
+            module = importlib.import_module("shelfie_env.bots.planner.hint")
+        except ModuleNotFoundError as exc:
+            if exc.name != "shelfie_env.bots.planner.hint":
+                raise
+            self.say("Hints are not available yet in this installation.")
+            return
+        try:
+            hints = module.hint(self.game.to_dict(), k=3)
+        except Exception as exc:  # advice must never end the game
+            self.say(f"The hint engine failed: {exc}")
+            return
+        self.say("Hints (best first):")
+        for i, h in enumerate(hints, 1):
+            self.say(f"  {i}. {_hint_text(h)}")
+
+    def play(self) -> int:
+        """Run the game to its end (or until the person quits); return 0."""
+        self.show()
+        while not self.game.over:
+            if self.seats[self.game.current].bot is not None:
+                self.bot_turn()
+                if self.game.over or self.seats[self.game.current].bot is None:
+                    self.show()
+            elif not self.human_turn():
+                return 0
+        self.say()
+        self.say(final_report(self.game, self.names, self.human))
+        return 0
+
+
+def _dice_words(dice: Sequence[int]) -> str:
+    return " ".join(FACE_NAMES[d] for d in dice)
+
+
+def _hint_text(h: Any) -> str:
+    if isinstance(h, dict):
+        action = h.get("action")
+        name = h.get("name") or (action_name(action) if isinstance(action, int) else str(action))
+        cmd = f" (type: {command_for(action)})" if isinstance(action, int) and 0 <= action < 120 else ""
+        value = h.get("value")
+        val = f", value {value:.2f}" if isinstance(value, (int, float)) else ""
+        reason = f": {h['reason']}" if h.get("reason") else ""
+        return f"{name}{cmd}{val}{reason}"
+    if isinstance(h, (tuple, list)) and h and isinstance(h[0], int):
+        return " ".join([action_name(h[0])] + [str(x) for x in h[1:]])
+    return str(h)
+
+
+def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | None = None) -> str:
+    """Per-row/column points of every player, totals and the winner(s)."""
+    head = ["player"] + list(SYMBOL_PLURALS) + [f"col{c + 1}" for c in range(5)] + ["total"]
+    rows = []
+    for p in range(game.num_players):
+        b = game.table.breakdown(game.circled[p])
+        rows.append([player_label(game, p, viewer, names)] + [str(v) for v in b["rows"] + b["cols"]]
+                    + [str(game.score(p))])
+    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
+    lines = ["Final score breakdown (rows and columns with at least 3 circles score):", fmt(head)]
+    lines += [fmt(r) for r in rows]
+    scores = game.scores()
+    best = max(scores)
+    winners = [player_label(game, p, viewer, names) for p in range(game.num_players) if scores[p] == best]
+    if len(winners) == 1:
+        lines.append(f"Winner: {winners[0]} with {best} points.")
+    else:
+        lines.append(f"Tie: {', '.join(winners)} share the victory with {best} points.")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- play setup
+def _load_bot(name: str, seed: int | None) -> Any:
+    from shelfie_env import bots
+
+    kwargs: dict[str, Any] = {}
+    if name == "random":
+        kwargs["seed"] = seed
+    return bots.make(name, **kwargs)
+
+
+def default_bot(num_players: int, out: TextIO) -> tuple[str, Any]:
+    """``("ppo", bot)`` when the shipped model loads for this table size, else
+    ``("greedy", None)`` after a one-line notice on ``out``."""
+    from shelfie_env import bots
+
+    try:
+        return "ppo", bots.make("ppo", num_players=num_players)
+    except FileNotFoundError as exc:  # no model ships for this table size
+        out.write(f"({str(exc).splitlines()[0]}; playing against greedy)\n")
+        return "greedy", None
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``shelfie play``."""
+    parser.add_argument(
+        "--players", type=int, default=None, help="players in total, 1-4 (default 2; 1 = solo)"
+    )
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--opponents", default=None, help="comma-separated bot names, e.g. greedy,random")
+    who.add_argument(
+        "--bot", default=None, help="bot for every opponent seat (default: ppo if shipped, else greedy)"
+    )
+    parser.add_argument("--seat", type=int, default=1, help="your seat, 1-based (seat 1 starts; default 1)")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the dice (and random bots)")
+    parser.add_argument("--name", default=None, help="your name on the table")
+    parser.add_argument(
+        "--no-color", action="store_true", help="plain text (also automatic when not a terminal)"
+    )
+    parser.add_argument(
+        "--replay", metavar="FILE", default=None, help="show a saved replay instead of playing"
+    )
+
+
+def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
+    if getattr(args, "no_color", False) or os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(out, "isatty", lambda: False)())
+
+
+def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | None = None) -> int:
+    """``shelfie play``: set the table up and play."""
+    inp = sys.stdin if inp is None else inp
+    out = sys.stdout if out is None else out
+    if args.replay:
+        from shelfie_env.play.replay import run_replay
+
+        return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out)
+    preloaded: Any = None  # the default bot, already loaded while choosing it
+    if args.opponents is not None:
+        names = [n.strip() for n in args.opponents.split(",") if n.strip()]
+        if not names:
+            return _fail("--opponents needs at least one bot name, e.g. --opponents greedy")
+        players = len(names) + 1
+        if players > MAX_PLAYERS:
+            return _fail(f"at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
+        if args.players is not None and args.players != players:
+            return _fail(
+                f"--players {args.players} does not match {len(names)} opponents (+ you = {players})"
+            )
+    else:
+        players = 2 if args.players is None else args.players
+        if not 1 <= players <= MAX_PLAYERS:
+            return _fail(f"--players must be 1-{MAX_PLAYERS}, got {players}")
+        if not 1 <= args.seat <= players:
+            return _fail(f"--seat must be 1-{players}, got {args.seat}")
+        bot_name = args.bot or "greedy"
+        if not args.bot and players > 1:
+            bot_name, preloaded = default_bot(players, out)
+        names = [bot_name] * (players - 1)
+    if not 1 <= args.seat <= players:
+        return _fail(f"--seat must be 1-{players}, got {args.seat}")
+    human = args.seat - 1
+    seats: list[Seat] = []
+    it = iter(names)
+    for p in range(players):
+        if p == human:
+            label = f"{args.name} (player {p + 1})" if args.name else f"player {p + 1}"
+            seats.append(Seat(label))
+            continue
+        bot_name = next(it)
+        if preloaded is not None:
+            bot = preloaded  # deterministic policy: one instance can serve every seat
+        else:
+            try:
+                bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p)
+            except Exception as exc:
+                return _fail(f"cannot load bot {bot_name!r}: {exc}")
+        seats.append(Seat(f"{bot_name} (player {p + 1})", bot, bot_name))
+    game = Game.new(players, rng=args.seed)
+    interactive = bool(getattr(inp, "isatty", lambda: False)())
+    tg = TerminalGame(game, seats, human, inp, out, color=_use_color(args, out), echo=not interactive)
+    if interactive:
+        tg.say("Type 'help' for the commands.")
+    return tg.play()
+
+
+def _fail(message: str) -> int:
+    print(f"shelfie: error: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,262 @@
+"""The web table: a Starlette app serving the page and a small JSON API.
+
+``create_app(db_path=...)`` opens (or creates) the SQLite database, resumes every
+unfinished game (bots that were due to move play on) and returns the ASGI app.
+
+API (all JSON; errors are ``{"error": code, "message": text}`` with a 4xx status):
+
+=======  ===============================  ==============================================
+GET      /api/meta                        bot names, whether hints exist, limits
+POST     /api/games                       ``{"seats": [...]}`` -> first view + tokens/links
+GET      /api/games/{id}?since=N          public view, with the moves from index N
+POST     /api/games/{id}/actions          ``{"seat", "token", "action"[, "expect"]}``
+POST     /api/games/{id}/hint             ``{"seat", "token"[, "k"]}`` -> top moves
+GET      /api/games/{id}/replay           replay JSON of a finished game
+=======  ===============================  ==============================================
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from shelfie_env.game.actions import SYMBOLS
+from shelfie_env.game.engine import MAX_PLAYERS
+from shelfie_env.play.web.service import MAX_NAME, GameService, WebError
+from shelfie_env.play.web.store import GameStore
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 16 * 1024
+DEFAULT_DB = "shelfie_games.sqlite3"
+
+log = logging.getLogger("shelfie_env.play.web")
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+class BodyLimit:
+    """ASGI middleware: refuse request bodies over ``limit`` bytes with 413 (before the app sees them)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        if length is not None:
+            try:
+                declared = int(length)
+            except ValueError:
+                await _send_json(
+                    send, 400, {"error": "bad_request", "message": "invalid Content-Length header"}
+                )
+                return
+            if declared > self.limit:
+                await self._too_large(send)
+                return
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await self._too_large(send)
+                return
+            more = message.get("more_body", False)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Send) -> None:
+        await _send_json(
+            send,
+            413,
+            {"error": "body_too_large", "message": f"request bodies are limited to {self.limit} bytes"},
+        )
+
+
+class SecurityHeaders:
+    """ASGI middleware adding a strict Content-Security-Policy and friends to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _json_body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw:
+        raise WebError(400, "bad_json", "the request needs a JSON body")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WebError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
+
+
+def _since(request: Request) -> int:
+    raw = request.query_params.get("since", "0")
+    try:
+        since = int(raw)
+    except ValueError:
+        raise WebError(400, "bad_since", f"'since' must be an integer, got {raw[:40]!r}") from None
+    if not 0 <= since <= 2**31:
+        raise WebError(400, "bad_since", "'since' must be >= 0")
+    return since
+
+
+def create_app(
+    db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY, worker_threads: int = 8
+) -> Starlette:
+    """The ASGI app for the games stored at ``db_path`` (unfinished games resume at once).
+
+    ``max_body`` caps request bodies (413 above it); ``worker_threads`` is how many
+    requests run game logic at the same time (it is CPU-bound Python, so a few suffice;
+    a slow bot then holds one worker, not the event loop).
+    """
+    store = GameStore(db_path)
+    service = GameService(store)
+    # Game logic is CPU-bound Python: a few worker threads keep the event loop free for I/O
+    # without dozens of threads fighting over the GIL (which made the latency tail long).
+    limiter = anyio.CapacityLimiter(worker_threads)
+
+    async def run_in_threadpool(fn: Callable[..., Any], *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args), limiter=limiter)
+
+    resumed = service.resume()
+    if resumed:
+        log.info("resumed %d unfinished game(s) from %s", resumed, db_path)
+
+    def page(name: str) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            return FileResponse(STATIC / name, media_type="text/html")
+
+        return endpoint
+
+    async def meta(request: Request) -> Response:
+        names = await run_in_threadpool(service.bot_names)
+        return JSONResponse(
+            {
+                "bots": names,
+                "hint": service.hints_available(),
+                "max_players": MAX_PLAYERS,
+                "max_name": MAX_NAME,
+                "symbols": list(SYMBOLS),
+                "max_body": max_body,
+            }
+        )
+
+    async def create_game(request: Request) -> Response:
+        body = await _json_body(request)
+        view = await run_in_threadpool(service.create, body)
+        return JSONResponse(view, status_code=201)
+
+    async def get_game(request: Request) -> Response:
+        view = await run_in_threadpool(service.view, request.path_params["game_id"], _since(request))
+        return JSONResponse(view)
+
+    async def post_action(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        body = await _json_body(request)
+        view = await run_in_threadpool(service.act, game_id, body)
+        return JSONResponse(view)
+
+    async def post_hint(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        body = await _json_body(request)
+        return JSONResponse(await run_in_threadpool(service.hint, game_id, body))
+
+    async def get_replay(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        replay = await run_in_threadpool(service.replay, game_id)
+        return JSONResponse(
+            replay, headers={"content-disposition": f'attachment; filename="shelfie-{game_id}.json"'}
+        )
+
+    async def web_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, WebError)
+        return JSONResponse(exc.to_json(), status_code=exc.status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse({"error": code, "message": str(exc.detail)}, status_code=exc.status_code)
+
+    routes = [
+        Route("/", page("index.html")),
+        Route("/rules", page("rules.html")),
+        Route("/g/{game_id}", page("table.html")),
+        Route("/api/meta", meta),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
+        Route("/api/games/{game_id}/hint", post_hint, methods=["POST"]),
+        Route("/api/games/{game_id}/replay", get_replay),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, limit=max_body)],
+        exception_handlers={WebError: web_error, HTTPException: http_error},
+    )
+    app.state.service = service
+    app.state.store = store
+    return app

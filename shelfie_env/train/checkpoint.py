@@ -1,0 +1,122 @@
+"""Training checkpoints: Stable-Baselines3 ``.zip`` files with their cards, and the ``.npz`` export.
+
+A run writes ``.zip`` checkpoints (weights and optimiser state, to resume
+exactly); :func:`export_weights` turns a model into the ``.npz`` + card pair the
+``ppo`` bot plays without torch, and :func:`load_weights` starts a new model
+from such a pair (``shelfie train --init-from``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.bots.learned.card import CheckpointMismatchError, card_path, check_card, load_card, write_card
+from shelfie_env.bots.learned.policy import read_weights
+
+
+def zip_path(model_path: str | Path) -> Path:
+    """``model_path`` with the ``.zip`` suffix SB3 uses."""
+    p = Path(model_path)
+    return p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+
+
+def save_model(
+    model: Any, model_path: str | Path, card: Mapping[str, Any], optimizer_state: bool = True
+) -> Path:
+    """Save an SB3 model and its card (card checked first); returns the ``.zip`` path.
+
+    With ``optimizer_state=False`` the optimiser's moments are left out (an empty
+    optimiser is stored in their place, so the file still loads): a model to play or
+    to start a new run from (``--init-from``) is a third of the size; resuming a run
+    needs them.
+    """
+    check_card(card, source="card to save")
+    zp = zip_path(model_path)
+    zp.parent.mkdir(parents=True, exist_ok=True)
+    tmp = zp.with_name(zp.stem + ".tmp.zip")
+    policy = model.policy
+    kept = policy.optimizer
+    if not optimizer_state:
+        policy.optimizer = type(kept)(policy.parameters(), **kept.defaults)
+    try:
+        model.save(str(tmp))
+    finally:
+        policy.optimizer = kept
+    tmp.replace(zp)
+    write_card(zp, card)
+    return zp
+
+
+def load_model(
+    model_path: str | Path,
+    num_players: int | None = None,
+    env: Any = None,
+    custom_objects: Mapping[str, Any] | None = None,
+) -> tuple[Any, dict]:
+    """Load a MaskablePPO checkpoint after checking its card; returns ``(model, card)``.
+
+    ``custom_objects`` replaces saved attributes (e.g. ``learning_rate`` when resuming).
+    """
+    zp = zip_path(model_path)
+    if not zp.is_file():
+        raise FileNotFoundError(f"no checkpoint at {zp}")
+    card = load_card(zp, num_players)
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(zp), env=env, device="cpu", custom_objects=dict(custom_objects or {}))
+    size = model.observation_space.shape
+    if size != (card["observation_size"],):
+        raise CheckpointMismatchError(
+            f"{zp}: the network takes observations of shape {size}, the card says "
+            f"({card['observation_size']},)"
+        )
+    return model, card
+
+
+def export_weights(model: Any, path: str | Path, card: Mapping[str, Any]) -> Path:
+    """Write the policy's ``state_dict`` as ``path`` (``.npz``, float32) and ``card`` beside it."""
+    check_card(card, source="card to export")
+    out = Path(path).with_suffix(".npz")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in model.policy.state_dict().items()}
+    tmp = out.with_name(out.stem + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    tmp.replace(out)
+    write_card(out, card)
+    return out
+
+
+def load_weights(model: Any, path: str | Path, num_players: int | None = None) -> dict[str, Any]:
+    """Copy an exported ``.npz`` (or the weights of a ``.zip``) into ``model``'s policy; returns its card.
+
+    The architecture must match exactly: a missing, extra or differently shaped
+    array is refused with :class:`CheckpointMismatchError` naming it.
+    """
+    import torch
+
+    p = Path(path)
+    if p.suffix == ".zip":
+        source, card = load_model(p, num_players)
+        arrays = {k: v.detach().cpu().numpy() for k, v in source.policy.state_dict().items()}
+    else:
+        card = load_card(p, num_players)
+        arrays = read_weights(p)
+    own = model.policy.state_dict()
+    missing, extra = sorted(set(own) - set(arrays)), sorted(set(arrays) - set(own))
+    if missing or extra:
+        raise CheckpointMismatchError(
+            f"{p}: the weights do not fit this network (missing {missing[:3]}, unexpected {extra[:3]}); "
+            "policy_head, net_arch and activation must match the model's card"
+        )
+    for k, v in own.items():
+        if tuple(arrays[k].shape) != tuple(v.shape):
+            raise CheckpointMismatchError(f"{p}: {k} has shape {arrays[k].shape}, this network {tuple(v.shape)}")
+    model.policy.load_state_dict({k: torch.as_tensor(np.asarray(arrays[k]), dtype=v.dtype) for k, v in own.items()})
+    return card
+
+
+__all__ = ["card_path", "export_weights", "load_model", "load_weights", "save_model", "zip_path"]

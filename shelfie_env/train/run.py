@@ -1,0 +1,455 @@
+"""``shelfie train`` / ``python -m shelfie_env.train.run``: MaskablePPO self-play training.
+
+``--config NAME`` starts from a preset (``ppo_2p``, ``ppo_solo``: the recipes of
+the shipped models, in ``shelfie_env/train/presets/``) or from a TOML/JSON file;
+every field of :class:`shelfie_env.train.config.TrainConfig` is also a flag and
+overrides it (``--total-steps 3000000 --players 2 --run-dir runs/x``).
+``--resume`` continues a run from its ``latest.zip`` (network, optimiser, step
+count, opponent pool and eval log). When training ends the final network is
+evaluated too, and ``--export x.npz`` writes the run's best network as weights
++ card, the files the ``ppo`` bot plays without torch.
+
+Run directory layout: ``config.json``, ``train.log``, ``tb/`` (TensorBoard:
+``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
+``best.zip``/``.json``, ``pool.npz``, and ``distilled.zip`` (the network right
+after the warm start, with its card).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import shlex
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
+from shelfie_env.train.config import TrainConfig, field_docs, preset_names, read_config
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per config field, plus ``--config``, ``--resume`` and ``--export``."""
+    docs = field_docs()
+    defaults = TrainConfig()
+    parser.add_argument(
+        "--config",
+        help=f"a preset ({', '.join(preset_names())}) or a TOML/JSON file of config fields (flags override it)",
+    )
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        help_text = f"{docs.get(f.name, '')} (default: {default})"
+        if isinstance(default, bool):
+            parser.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text
+            )
+        elif isinstance(default, list):
+            parser.add_argument(flag, dest=f.name, type=int, nargs="+", default=None, help=help_text)
+        else:
+            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=help_text)
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir from its latest.zip (config from its config.json)",
+    )
+    parser.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        help="after training, write the run's best network and its card to this .npz path",
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """Config from ``--config`` / the resumed run's ``config.json``, then explicit flags."""
+    data: dict[str, Any] = {}
+    run_dir = getattr(args, "run_dir", None)
+    if getattr(args, "resume", False):
+        path = Path(run_dir or TrainConfig.run_dir) / "config.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
+        data.update(json.loads(path.read_text()))
+    if getattr(args, "config", None):
+        data.update(read_config(args.config))
+    for f in dataclasses.fields(TrainConfig):
+        v = getattr(args, f.name, None)
+        if v is not None:
+            data[f.name] = v
+    return TrainConfig.from_dict(data)
+
+
+def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
+    """The training VecEnv (monitored) and a callable returning the pool state of env 0."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv, batched_selfplay_env
+
+    def new_pool(seed: int) -> OpponentPool | None:
+        if cfg.players == 1:
+            return None
+        return OpponentPool(
+            cfg.opp_random,
+            cfg.opp_greedy,
+            cfg.opp_latest,
+            cfg.pool_size,
+            cfg.snapshot_deterministic,
+            seed=seed,
+        )
+
+    pools: list[OpponentPool] = []
+    if cfg.batched:
+        seed = cfg.seed * 1000 + seed_offset
+        pool = new_pool(seed)
+        venv = batched_selfplay_env(
+            cfg.players, cfg.n_envs, pool, cfg.margin_coef, cfg.solo_reward_scale, seed
+        )
+        venv.seed(seed)
+        return venv, (pool.state if pool is not None else dict)
+
+    def factory(i: int):
+        def make_env():
+            seed = cfg.seed * 1000 + seed_offset + i
+            pool = new_pool(seed)
+            if pool is not None:
+                pools.append(pool)
+            env = SelfPlayEnv(cfg.players, pool, cfg.margin_coef, cfg.solo_reward_scale, seed=seed)
+            return Monitor(env, info_keywords=("win",) if cfg.players > 1 else ())
+
+        return make_env
+
+    venv = DummyVecEnv([factory(i) for i in range(cfg.n_envs)])
+    venv.seed(cfg.seed * 1000 + seed_offset)
+
+    def pool_state() -> dict:
+        return pools[0].state() if pools else {}
+
+    return venv, pool_state
+
+
+def opponent_pools(venv: Any) -> list:
+    """The opponent pools of a training VecEnv (one per scalar env, or the batched env's one)."""
+    if getattr(venv, "pool", None) is not None:
+        return [venv.pool]
+    return [env.get_wrapper_attr("pool") for env in getattr(venv, "envs", [])]
+
+
+def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> Path:
+    """Train (or resume) the run in ``cfg.run_dir``; returns the run directory.
+
+    ``preset`` (the ``--config`` the fields came from) is written into every card.
+    """
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger
+
+    from shelfie_env.bots.learned.card import make_card
+    from shelfie_env.train.callbacks import CheckpointCallback, EvalCallback, RenamedTensorBoard, SelfPlayCallback
+
+    torch.set_num_threads(1)
+    run_dir = Path(cfg.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    latest = run_dir / "latest.zip"
+    if resume and not latest.is_file():
+        raise FileNotFoundError(f"--resume: no checkpoint {latest}")
+    if not resume and latest.is_file():
+        raise FileExistsError(f"{run_dir} already holds a run; pass --resume or choose another --run-dir")
+    (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+    print(f"[train] {describe(cfg)} -> {run_dir}", flush=True)
+
+    prior_wall = 0.0
+    if resume:
+        prior = json.loads((run_dir / "latest.json").read_text())
+        prior_wall = float(prior.get("wall_time_s", 0.0))
+        preset = preset or prior.get("preset")
+    venv, pool_state = build_vec_env(cfg, seed_offset=int(prior_wall) if resume else 0)
+    start = time.time()
+
+    def card_fn(steps: int, evaluation: dict) -> dict:
+        cmd = train_command(cfg)
+        return make_card(
+            cfg.players,
+            config=cfg.to_dict(),
+            steps=steps,
+            wall_time_s=prior_wall + time.time() - start,
+            evaluation=evaluation,
+            extra={"train_command": cmd, "preset": preset},
+        )
+
+    if resume:
+        # hyper-parameters of the (possibly edited) config replace the saved ones
+        overrides = {
+            "learning_rate": cfg.learning_rate,
+            "ent_coef": cfg.ent_coef,
+            "vf_coef": cfg.vf_coef,
+            "clip_range": cfg.clip_range,
+            "n_epochs": cfg.n_epochs,
+            "gae_lambda": cfg.gae_lambda,
+        }
+        model, _ = load_model(latest, cfg.players, env=venv, custom_objects=overrides)
+        pool_file = run_dir / "pool.npz"
+        if cfg.players > 1 and pool_file.is_file():
+            with np.load(pool_file) as data:
+                for pool in opponent_pools(venv):
+                    pool.load_state(data)
+        print(f"resumed {latest} at {model.num_timesteps} steps", flush=True)
+    else:
+        act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+        policy_kwargs: dict[str, Any] = {
+            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+            "activation_fn": act,
+        }
+        policy: Any = "MlpPolicy"
+        if cfg.policy_head == "expect":
+            from shelfie_env.train.policy import ExpectHeadPolicy
+
+            policy = ExpectHeadPolicy
+            policy_kwargs.update(players=cfg.players, set_arch=list(cfg.net_arch))
+        model = MaskablePPO(
+            policy,
+            venv,
+            learning_rate=cfg.learning_rate,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef,
+            seed=cfg.seed,
+            device="cpu",
+            verbose=0,
+            policy_kwargs=policy_kwargs,
+        )
+    if not resume and cfg.init_from:
+        start_from(model, cfg)
+    elif not resume and cfg.bc_games > 0 and cfg.bc_epochs > 0:
+        warm_start(model, cfg, run_dir)
+        # the distilled network before any PPO update, for comparison or --init-from
+        save_model(model, run_dir / "distilled.zip", card_fn(0, {}), optimizer_state=False)
+    model.set_logger(
+        Logger(
+            str(run_dir),
+            [
+                HumanOutputFormat(sys.stdout),
+                CSVOutputFormat(str(run_dir / "progress.csv")),
+                RenamedTensorBoard(str(run_dir / "tb")),
+            ],
+        )
+    )
+    evaluator = EvalCallback(run_dir, cfg.players, cfg.eval_every, cfg.eval_games, card_fn)
+    callbacks = [
+        evaluator,
+        CheckpointCallback(run_dir, cfg.save_every, card_fn, pool_state if cfg.players > 1 else None),
+    ]
+    if cfg.players > 1:
+        callbacks.insert(0, SelfPlayCallback(cfg.snapshot_every))
+        if resume and any(pool.snapshots for pool in opponent_pools(venv)):
+            callbacks[0]._last = model.num_timesteps
+    remaining = cfg.total_steps - model.num_timesteps
+    if remaining > 0:
+        model.learn(
+            remaining,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=not resume,
+            progress_bar=cfg.progress,
+        )
+        if cfg.eval_games and evaluator.last_steps != model.num_timesteps:
+            evaluator.evaluate()  # the final network is a candidate for best.zip too
+    else:
+        print(f"already at {model.num_timesteps} >= total_steps {cfg.total_steps}", flush=True)
+    venv.close()
+    return run_dir
+
+
+def describe(cfg: TrainConfig) -> str:
+    """One line saying what a run will do."""
+    who = "solo" if cfg.players == 1 else f"{cfg.players} players"
+    warm = (
+        f"init from {cfg.init_from}"
+        if cfg.init_from
+        else f"warm start: {cfg.bc_games} {cfg.bc_teacher} games + {cfg.bc_dagger_rounds} DAgger rounds"
+        if cfg.bc_games and cfg.bc_epochs
+        else "from random weights"
+    )
+    return (
+        f"{who}, {cfg.total_steps:,} PPO steps, {cfg.policy_head} head {cfg.net_arch}, {warm}, "
+        f"{'batched' if cfg.batched else 'scalar'} envs x{cfg.n_envs}"
+    )
+
+
+def train_command(cfg: TrainConfig) -> str:
+    """The ``shelfie train`` command line that reproduces ``cfg`` (every field, booleans included;
+    shell-quoted, so an empty ``init_from`` reads ``--init-from ''``)."""
+
+    def flag(name: str, value: Any) -> str:
+        opt = name.replace("_", "-")
+        if isinstance(value, bool):
+            return f"--{opt}" if value else f"--no-{opt}"
+        words = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        return f"--{opt} {' '.join(shlex.quote(w) for w in words)}"
+
+    return "shelfie train " + " ".join(flag(k, v) for k, v in cfg.to_dict().items())
+
+
+def start_from(model: Any, cfg: TrainConfig) -> None:
+    """Copy the network of model ``cfg.init_from`` (``.npz`` or ``.zip``) into ``model``."""
+    from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
+
+    card = load_card(cfg.init_from, cfg.players)
+    theirs = card.get("config", {})
+    for key in ("policy_head", "net_arch", "activation"):
+        default = getattr(TrainConfig(), key)
+        if theirs.get(key, default) != getattr(cfg, key):
+            raise CheckpointMismatchError(
+                f"--init-from {cfg.init_from}: its {key} is {theirs.get(key, default)!r}, "
+                f"this run's is {getattr(cfg, key)!r}"
+            )
+    load_weights(model, cfg.init_from, cfg.players)
+    print(f"[init] network from {cfg.init_from} ({card.get('steps', 0)} steps)", flush=True)
+
+
+def teacher_cache_path(cfg: TrainConfig, run_dir: Path, teacher: Any, *, valued: bool, sets: bool) -> Path:
+    """Where the warm start's teacher data is cached: ``<run_dir>/../teacher/<name>.npz``.
+
+    The name carries everything the recorded data depends on: the teacher and,
+    for a teacher with parameters (the planner's ``weights``, or the settings
+    of any other bot's spec), a fingerprint of them, so data recorded before
+    its defaults changed is never reused; the players, games, seed and reward
+    settings; whether action values and placement values were recorded; the
+    observation layout.
+    """
+    from shelfie_env.bots.spec import parse_spec
+    from shelfie_env.envs.observation import OBS_VERSION
+
+    name, settings = parse_spec(cfg.bc_teacher)
+    # The planner's full weights (defaults included); for any other bot, the spec's own settings.
+    params = getattr(teacher, "weights", None)
+    if params is None and settings:
+        params = sorted(settings.items())
+    teacher_tag = f"_w{zlib.crc32(repr(params).encode()):08x}" if params is not None else ""
+    return (
+        run_dir.parent
+        / "teacher"
+        / (
+            f"{name}{teacher_tag}_{cfg.players}p_{cfg.bc_games}g_seed{cfg.seed}_"
+            f"g{cfg.gamma}_m{cfg.margin_coef}_s{cfg.solo_reward_scale}{'_q' if valued else ''}"
+            f"{'_sv' if sets else ''}_obs{OBS_VERSION}.npz"
+        )
+    )
+
+
+def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
+    """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
+    import numpy as np
+
+    from shelfie_env.bots.spec import build_bot
+    from shelfie_env.bots.learned.bot import PPOBot
+    from shelfie_env.bots.learned.policy import NumpyPolicy
+
+    from shelfie_env.train.bc import clone, merge, record_games, reports_values
+
+    teacher = build_bot(cfg.bc_teacher)
+    valued = reports_values(teacher)
+    # the expectimax head learns the planner's placement values (training/bc.py)
+    sets = cfg.policy_head == "expect" and hasattr(teacher, "set_values_game")
+    if cfg.bc_soft_tau > 0 and not valued:
+        raise ValueError(
+            f"bc_soft_tau > 0 needs a teacher that reports action values (planner), not {cfg.bc_teacher!r}"
+        )
+    cache = teacher_cache_path(cfg, run_dir, teacher, valued=valued, sets=sets)
+    t0 = time.time()
+    if cache.is_file():
+        with np.load(cache) as f:
+            data = {k: f[k] for k in f.files}
+        print(f"[bc] teacher data from {cache}", flush=True)
+    else:
+        data = record_games(
+            cfg.players,
+            cfg.bc_games,
+            cfg.bc_teacher,
+            cfg.seed + 12345,
+            cfg.gamma,
+            cfg.margin_coef,
+            cfg.solo_reward_scale,
+            set_values=sets,
+            progress="[bc] teacher",
+        )
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(cache, **data)
+        print(
+            f"[bc] {len(data['actions'])} teacher decisions in {time.time() - t0:.0f}s -> {cache}", flush=True
+        )
+    metrics = clone(model, data, cfg.bc_epochs, seed=cfg.seed, tau=cfg.bc_soft_tau)
+    for k in range(cfg.bc_dagger_rounds):
+        t1 = time.time()
+        learner = PPOBot(
+            NumpyPolicy.from_sb3(model.policy), cfg.players, deterministic=False, seed=cfg.seed + k
+        )
+        extra = record_games(
+            cfg.players,
+            cfg.bc_dagger_games,
+            cfg.bc_teacher,
+            cfg.seed + 777 + k,
+            cfg.gamma,
+            cfg.margin_coef,
+            cfg.solo_reward_scale,
+            learner=learner,
+            set_values=sets,
+            progress=f"[bc] DAgger round {k + 1}:",
+        )
+        data = merge(data, extra)
+        print(
+            f"[bc] DAgger round {k + 1}: +{len(extra['actions'])} labelled positions "
+            f"({time.time() - t1:.0f}s)",
+            flush=True,
+        )
+        metrics = clone(model, data, cfg.bc_dagger_epochs, seed=cfg.seed + k + 1, tau=cfg.bc_soft_tau)
+    (run_dir / "bc.json").write_text(
+        json.dumps(
+            {**metrics, "decisions": len(data["actions"]), "seconds": round(time.time() - t0, 1)}, indent=2
+        )
+        + "\n"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``shelfie train``."""
+    try:
+        cfg = config_from_args(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"shelfie train: {exc}", file=sys.stderr)
+        return 2
+    try:
+        preset = getattr(args, "config", None)
+        run_dir = train(cfg, resume=bool(getattr(args, "resume", False)), preset=str(preset) if preset else None)
+    except (FileExistsError, FileNotFoundError) as exc:
+        print(f"shelfie train: {exc}", file=sys.stderr)
+        return 2
+    export = getattr(args, "export", None)
+    if export is not None:
+        src = run_dir / "best.zip"
+        if not src.is_file():
+            src = run_dir / "latest.zip"
+        model, card = load_model(src, cfg.players)
+        dst = export_weights(model, export, card)
+        print(f"exported {src} -> {dst} and {dst.with_suffix('.json')}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m shelfie_env.train.run", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
