@@ -358,29 +358,8 @@ def test_last_turn_edge_exact_cases() -> None:
     assert edges == sorted(edges) and edges[0] < 0 < edges[-1]
 
 
-def test_stuck_probability_exact_cases() -> None:
-    from shelfie_env.bots.planner.stuck import stuck_probability
-    from shelfie_env.game.scoring import FULL
-
-    fail = (5 / 6) ** 6 - (1 / 6) ** 6  # one roll with no plant and not six jokers
-    p = stuck_probability(np.array([FULL, 1, 1 << 5, 0]))
-    assert p[0] == pytest.approx(0.0, abs=1e-12)  # a free #1 in every row: any symbol die circles
-    assert p[1] == pytest.approx(fail**3, abs=1e-12)  # only plant #1 free: reroll everything
-    assert p[2] == pytest.approx(p[1], abs=1e-12)  # rows are symmetric
-    assert p[3] == 1.0
-    hard = sum(1 << (5 * r + 4) for r in range(5))
-    easier = hard | (1 << 3)
-    assert 0 < stuck_probability(np.array([easier]))[0] < stuck_probability(np.array([hard]))[0] < 1
-
-
 def test_optional_evaluation_terms_keep_play_legal() -> None:
-    variants = [
-        Weights(stuck=1.0),
-        Weights(tempo=True),
-        Weights(sigma=6.0),
-        Weights(exact_last_turn=False),
-        Weights(deep=3),
-    ]
+    variants = [Weights(sigma=6.0), Weights(sigma=0.0), Weights(deep=3)]
     state = make_state(
         boards=[board("OOOX.", "XXXXX", "OO...", "O....", "...O."), board()], dice=[0, 1, 2, 2, 3, 5]
     )

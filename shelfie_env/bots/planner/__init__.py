@@ -4,7 +4,7 @@
 * :mod:`.placements` — every set of cells one turn can circle, and feasibility.
 * :mod:`.lines` — expected line scores from per-cell probabilities.
 * :mod:`.evaluation` — the position evaluation (documented there).
-* :mod:`.last_turn` — exact value of a rival's final turn; :mod:`.stuck` — forced-cross chances.
+* :mod:`.last_turn` — exact value of a rival's final turn.
 * :mod:`.search` — values of every legal action; :class:`PlannerBot` plays the best.
 """
 

@@ -34,9 +34,6 @@ with the turns still to play. Placements that end our game get their exact
 value instead: ``margin_scale * (P(win) - P(loss))`` against a later rival's
 score-maximising last turn (:func:`.last_turn.last_turn_edge`), the sign of the
 margin against earlier ones; in the game's very last turn ``50 * sign``.
-Optional terms (``Weights``), off by default because arena runs against
-``greedy`` showed no gain: a next-turn forced-cross look-ahead (``stuck``) and
-tempo interpolation (``tempo``).
 """
 
 from __future__ import annotations
@@ -49,7 +46,6 @@ from shelfie_env.game.engine import CIRCLE, REROLL, Game
 from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
 from shelfie_env.bots.planner.last_turn import last_turn_edge, last_turn_value
 from shelfie_env.bots.planner.lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
-from shelfie_env.bots.planner.stuck import stuck_probability
 
 _ROW_MASKS = np.array(ROW_MASKS, dtype=np.int64)
 _COL_MASKS = np.array(COL_MASKS, dtype=np.int64)
@@ -60,45 +56,28 @@ _PATTERN_BITS = ((np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1).astype(b
 
 @dataclass(frozen=True)
 class Weights:
-    """Parameters of the evaluation.
+    """Parameters of the evaluation (``planner:threat=0.4`` sets one from a bot spec).
 
-    Rates and pace were first fitted on recorded games and the scales checked in
-    arenas (session 2: ``hit = (0.12, 0.14, 0.16, 0.115, 0.03)``, ``threat = lockout =
-    rival_weight = 1``, ``sigma = 14``, ``pace = (0.123, 0.364, -0.273, -0.433)``); the
-    2-player defaults below are the mean of a joint CMA-ES search over ``hit``,
-    ``threat``, ``lockout``, ``rival_weight``, ``sigma`` and ``pace`` (session 7),
-    adopted in version 0.3.0 after winning 69.5% against ``greedy`` where the session-2
-    values won 68.55% (6,000 seat-rotated games on the same dice, ``docs/planner.md``).
-    The solo weights are unchanged.
+    The 2-player defaults come from a joint CMA-ES search over ``hit``, ``threat``,
+    ``lockout``, ``rival_weight``, ``sigma`` and ``pace`` in arena games against
+    ``greedy``; the solo ones from solo runs (``docs/research.md``).
     """
 
     hit: tuple[float, ...] = (0.109, 0.128, 0.146, 0.105, 0.027)
     """Per-turn chance that a free cell of column c (needs c+1 dice) gets circled."""
-    rival_hit: tuple[float, ...] | None = None
-    """Per-turn rates for the rivals' cells (None: the same as ``hit``)."""
     rival_weight: float = 1.01
     """Weight of the rivals' expected score (1 = maximise the score difference)."""
     threat: float = 0.66
     """Scale of the discount of our cells in lines a rival may complete first."""
-    exact_last_turn: bool = True
-    """Value a later-seated rival's final turn (end triggered) exactly (:mod:`.last_turn`)."""
-    stuck: float = 0.0
-    """Scale of the chance that the next turn cannot circle anything (forced cross-out look-ahead,
-    :mod:`.stuck`); 0 turns it off. Measured neutral against ``greedy``, so off by default."""
-    last_turn: float = 1.0
-    """Scale of that rival's last-turn potential when ``exact_last_turn`` is off."""
     deep: int = 0
     """Circle phase with rivals: re-value the best ``deep`` circle sets by playing our next turn
-    exactly (0: off; 8 measured slightly worse than 0 against ``greedy``)."""
+    exactly (0: off)."""
     solo_deep: int = 8
-    """``deep`` in solo games, where it is worth about +30 points (140 -> 171 mean score)."""
-    tempo: bool = False
-    """Interpolate the potentials toward one round fewer when a placement brings the end closer."""
+    """``deep`` in solo games: the best ``solo_deep`` circle sets are re-valued by playing the
+    next turn exactly."""
     sigma: float = 12.9
     """Win-chance mode when > 0: each rival margin m becomes ``margin_scale * tanh(m / (sigma *
-    sqrt(turns left to both + 0.5)))`` (close to the expected rank reward); 0 keeps the raw margin.
-    With the session-2 weights, 14 won 68.95% / 68.65% against ``greedy`` (2,000 games on each
-    of two seed sets) where 0 won 67.35% / 67.35%."""
+    sqrt(turns left to both + 0.5)))`` (close to the expected rank reward); 0 keeps the raw margin."""
     margin_scale: float = 10.0
     """Scale of the win-chance value (only a unit: it keeps values in points-like ranges)."""
     lockout: float = 0.57
@@ -112,7 +91,7 @@ class Weights:
     """``pace`` in solo games (the end comes only from one's own shelf)."""
 
     def __post_init__(self) -> None:
-        for name in ("hit", "solo_hit") + (("rival_hit",) if self.rival_hit is not None else ()):
+        for name in ("hit", "solo_hit"):
             rates = getattr(self, name)
             if len(rates) != 5 or not all(0.0 <= float(h) <= 1.0 for h in rates):
                 raise ValueError(f"{name} must be 5 per-turn rates in [0, 1], got {rates!r}")
@@ -123,8 +102,6 @@ class Weights:
             "rival_weight",
             "threat",
             "lockout",
-            "stuck",
-            "last_turn",
             "sigma",
             "margin_scale",
             "deep",
@@ -203,8 +180,7 @@ class Context:
         self._zero = line_tables(np.zeros(25), self.points)
         own_hit = weights.hit if n > 1 else weights.solo_hit
         self._hit = np.array(own_hit, dtype=np.float64)[_COLUMN_OF_BIT]
-        rival_hit = weights.hit if weights.rival_hit is None else weights.rival_hit
-        self._rival_hit = np.array(rival_hit, dtype=np.float64)[_COLUMN_OF_BIT]
+        self._rival_hit = np.array(weights.hit, dtype=np.float64)[_COLUMN_OF_BIT]
         R = 0.0 if self.already_triggered else rounds_left(game, weights)
         self.rounds = R
         turns = {q: R + (1 if q > p else 0) for q in range(n)}
@@ -213,14 +189,6 @@ class Context:
         # My cells: discounted by the rivals' chances of completing their lines first.
         self._me_q = base_q[p] * self._cell_safe([completes[o] for o in self.rivals])
         self._me_go = line_tables(self._me_q, self.points)
-        # Tempo: the same tables one round sooner, to value moves that bring the end closer.
-        self._tempo = bool(weights.tempo) and R > 0
-        lower = max(R - 1.0, 0.0)
-        self._tempo_width = R - lower
-        if self._tempo:
-            me_safe = self._cell_safe([completes[o] for o in self.rivals])
-            self._me_go_lo = line_tables(self._base_prob(p, lower) * me_safe, self.points)
-            self._riv_go_lo = []
         # Rivals: tables without my threat (that one follows my move, see _lockout_risk).
         self._riv_go, self._riv_end, self._riv_damage = [], [], []
         for q in self.rivals:
@@ -229,11 +197,7 @@ class Context:
                 line_tables(base_q[q] * self._cell_safe(others), self.points) if turns[q] > 0 else self._zero
             )
             self._riv_go.append(table)
-            if self._tempo:
-                lo = turns[q] - self._tempo_width
-                self._riv_go_lo.append(self._table_for(q, lo, others) if lo > 0 else self._zero)
-            end = self._table_for(q, 1.0, others) if q > p else self._zero
-            self._riv_end.append(self._zero + weights.last_turn * (end - self._zero))
+            self._riv_end.append(self._table_for(q, 1.0, others) if q > p else self._zero)
             self._riv_damage.append(self._line_damage(q, table))
         # _me_prod[L, free5]: product of my q over the free cells (pattern free5) of line L.
         q_line = base_q[p][LINE_CELLS]  # (10, 5), undiscounted like the rivals' completion chances
@@ -318,40 +282,14 @@ class Context:
     def _last_turn(self, q: int, crossed: int) -> float:
         return last_turn_value(self.game.table.points, self.game.circled[q], crossed)
 
-    def evaluate(self, circled: np.ndarray, crossed: np.ndarray, lookahead: bool = True) -> np.ndarray:
-        """Values of candidate shelves of the player (arrays of masks), rivals updated by lockout.
-
-        With ``lookahead`` (and weight ``stuck`` > 0) a shelf that may leave the
-        next turn with nothing circleable is worth ``(1 - P) * value + P * (value
-        after the best forced cross-out)``, ``P`` from :mod:`.stuck`.
-        """
+    def evaluate(self, circled: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+        """Values of candidate shelves of the player (arrays of masks), rivals updated by lockout."""
         circled = np.asarray(circled, dtype=np.int64)
         crossed = np.asarray(crossed, dtype=np.int64)
-        value, triggered = self._evaluate(circled, crossed)
-        if not lookahead or self.weights.stuck <= 0:
-            return value
-        free = FULL & ~(circled | crossed)
-        prob = np.where(triggered | (free == 0), 0.0, stuck_probability(free) * self.weights.stuck)
-        idx = np.flatnonzero(prob > 1e-3)
-        if idx.size == 0:
-            return value
-        # The best row to cross out next turn, for each risky candidate.
-        rows_c, rows_x, owner = [], [], []
-        for m in ROW_MASKS:
-            has = idx[(free[idx] & m) != 0]
-            rows_c.append(circled[has])
-            rows_x.append(crossed[has] | (free[has] & m))
-            owner.append(has)
-        owners = np.concatenate(owner)
-        forced, _ = self._evaluate(np.concatenate(rows_c), np.concatenate(rows_x))
-        best = np.full(circled.shape, -np.inf)
-        np.maximum.at(best, owners, forced)
-        out = value.copy()
-        out[idx] = (1.0 - prob[idx]) * value[idx] + prob[idx] * best[idx]
-        return out
+        return self._evaluate(circled, crossed)[0]
 
     def _evaluate(self, circled: np.ndarray, crossed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Values (without the stuck look-ahead) and whether each placement triggers the end."""
+        """Values and whether each placement triggers the end."""
         g = self.game
         # Lines newly completed lock the rivals out.
         lock = np.zeros(circled.shape, dtype=np.int64)
@@ -366,12 +304,6 @@ class Context:
             riv_cross.append(x)
             triggered |= full_rows_many(g.circled[q] | x) >= 2
         me_go = shelf_values(self._me_go, circled, crossed)
-        if self._tempo:
-            fills = [circled | crossed] + [g.circled[q] | x for q, x in zip(self.rivals, riv_cross)]
-            # Fraction of a round the placement takes off the estimated rest of the game.
-            later = rounds_left_many(fills, self.weights, self.player < self.game.num_players - 1)
-            sooner = np.clip((self.rounds - later) / self._tempo_width, 0.0, 1.0)
-            me_go = me_go - sooner * (me_go - shelf_values(self._me_go_lo, circled, crossed))
         me = np.where(triggered, shelf_values(self._zero, circled, crossed), me_go)
         if not self.rivals:
             return me, triggered
@@ -382,10 +314,8 @@ class Context:
             c = np.full(circled.shape, g.circled[q])
             x = riv_cross[i]
             go = shelf_values(self._riv_go[i], c, x)
-            if self._tempo:
-                go = go - sooner * (go - shelf_values(self._riv_go_lo[i], c, x))
             go = go - np.clip(risk, 0.0, 1.0) @ self._riv_damage[i]
-            if self.weights.exact_last_turn and q > self.player and triggered.any():
+            if q > self.player and triggered.any():
                 end = np.array([self._last_turn(q, int(xx)) for xx in x[triggered]])
                 riv = go.copy()
                 riv[triggered] = end
@@ -401,7 +331,7 @@ class Context:
                 turns = np.where(triggered, later, 2.0 * self.rounds + later)
                 raw = margin
                 margin = self.weights.margin_scale * np.tanh(raw / (sigma * np.sqrt(turns + 0.5)))
-                if self.weights.exact_last_turn and triggered.any():
+                if triggered.any():
                     margin[triggered] = self._end_edge(q, me[triggered], raw[triggered], x[triggered])
             total += margin
         return total / len(self.rivals), triggered
