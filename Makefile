@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test bench clean chromium
+.PHONY: play serve test lint wheel-check bench clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,14 @@ chromium:
 	  ( if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium )
 
-test: $(STAMP) chromium
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+# The wheel alone (core dependencies only) in a fresh venv outside the checkout plays the learned bot.
+wheel-check: $(STAMP)
+	bash scripts/wheel_check.sh $(PYTHON)
+
+test: lint chromium wheel-check
 	$(PY) -m pytest -q
 
 serve: $(STAMP)

@@ -7,21 +7,22 @@ Every learner trains from scratch for ``--steps`` learner decisions in
 ``shelfie/Versus-v0`` against a fixed opponent mix (each episode: ``random``
 or ``greedy``, probability 1/2 each, learner seat random, rank reward + the
 documented margin shaping), on 8 envs in one process, one torch thread. Then
-it plays ``--eval-games`` seat-alternated games (dice seeds 20_000_000 + i)
-against ``greedy`` and against ``random`` with its most likely action.
+it plays ``--eval-games`` arena games (:func:`shelfie_env.arena.run_arena`, dice
+seeds 20_000_000 + i, seats rotated) against ``greedy`` and against ``random``
+with its most likely legal action.
 
 Learners:
 
 * ``maskable_ppo`` - sb3-contrib MaskablePPO, legal-action mask in training and play;
 * ``a2c`` - SB3 A2C, which has no masks. In training an illegal action costs
   ``-0.1`` reward and leaves the position unchanged; the 10th illegal action in
-  a row ends the game as a loss (-1). In play it is scored twice: **raw** (an
-  illegal first choice forfeits the game: a loss) and **masked** (the most
-  likely legal action, i.e. masking added at inference only);
+  a row ends the game as a loss (-1). In play it takes the most likely legal
+  action (masking added at inference only); the ``raw`` row also reports how
+  often its unmasked first choice would have been illegal;
 * ``random`` and ``greedy`` - the built-in bots, evaluated the same way
   (no training).
 
-Writes ``docs/benchmark_results.json`` and prints the Markdown table.
+Writes ``--out`` (default ``artifacts/benchmark.json``) and prints the Markdown table.
 """
 
 from __future__ import annotations
@@ -36,14 +37,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from shelfie_env.arena import wilson
-from shelfie_env.bots import act_on_game, make
+from shelfie_env.arena import run_arena
+from shelfie_env.bots import make
+from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
-from shelfie_env.game.engine import Game
 from shelfie_env.envs.observation import encode
+from shelfie_env.game.engine import Game
 from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 EVAL_SEED = 20_000_000
@@ -129,49 +128,28 @@ def train(algo: str, steps: int, seed: int) -> tuple[NumpyPolicy, float]:
     return NumpyPolicy.from_sb3(model.policy), wall
 
 
-def play(policy: NumpyPolicy | None, bot: Any, opponent: str, games: int, masked: bool) -> dict[str, Any]:
-    """Seat-alternated games of a policy (or a bot) against ``opponent``; illegal raw choices forfeit."""
-    opp = make(opponent, **({"seed": EVAL_SEED} if opponent == "random" else {}))
-    wins = ties = forfeits = 0
-    scores = []
-    for i in range(games):
-        seat = i % 2
-        game = Game.new(2, rng=np.random.default_rng(EVAL_SEED + i))
-        forfeit = False
-        while not game.over:
-            if game.current == seat:
-                if policy is None:
-                    a = act_on_game(bot, game)
-                elif masked:
-                    a = policy.act(encode(game, seat), game.legal_mask(), deterministic=True)
-                else:
-                    a = int(np.argmax(policy.logits(encode(game, seat))))
-                    if a not in game.legal_actions():
-                        forfeit = True
-                        break
-            else:
-                a = act_on_game(opp, game)
-            game.step(a)
-        if forfeit:
-            forfeits += 1
-            scores.append(game.score(seat))
-            continue
-        s = game.scores()
-        scores.append(s[seat])
-        wins += s[seat] > s[1 - seat]
-        ties += s[seat] == s[1 - seat]
-    lo, hi = wilson(wins, games)
-    return {
-        "games": games,
-        "wins": wins,
-        "ties": ties,
-        "losses": games - wins - ties,
-        "forfeits": forfeits,
-        "win_rate": wins / games,
-        "ci95": [lo, hi],
-        "mean_score": float(np.mean(scores)),
-        "sd_score": float(np.std(scores, ddof=1)),
-    }
+class RawChoiceBot(PPOBot):
+    """Plays the masked choice but counts how often the unmasked most likely action is illegal."""
+
+    def __init__(self, policy: NumpyPolicy) -> None:
+        super().__init__(policy, 2, deterministic=True)
+        self.decisions = self.illegal = 0
+
+    def act_game(self, game: Game) -> int:
+        self.decisions += 1
+        self.illegal += not game.legal_mask()[int(np.argmax(self.policy.logits(encode(game, game.current))))]
+        return super().act_game(game)
+
+
+def play(bot: Any, opponent: str, games: int) -> dict[str, Any]:
+    """An arena run of ``bot`` against ``opponent`` (dice seeds ``EVAL_SEED + i``, seats rotated)."""
+    result = run_arena(["learner", opponent], 2, games, EVAL_SEED, workers=1, ratings=False, bots={"learner": bot})
+    pair = result["pairings"][0]
+    out = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "mean_score", "sd_score")}
+    out["ci95"] = pair["win_ci95"]
+    if isinstance(bot, RawChoiceBot):
+        out["illegal_first_choice_rate"] = bot.illegal / max(bot.decisions, 1)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
     parser.add_argument("--eval-games", type=int, default=1000, help="games against each evaluation opponent")
     parser.add_argument("--algos", nargs="+", default=["maskable_ppo", "a2c"], help="learners to train")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmark_results.json")
+    parser.add_argument(
+        "--out", type=Path, default=Path("artifacts/benchmark.json"), help="results JSON (default artifacts/)"
+    )
     args = parser.parse_args(argv)
 
     rows: list[dict[str, Any]] = []
@@ -193,14 +173,14 @@ def main(argv: list[str] | None = None) -> int:
                 "steps": 0,
                 "train_s": 0.0,
                 "mode": "bot",
-                **{f"vs_{o}": play(None, bot, o, args.eval_games, True) for o in ("greedy", "random")},
+                **{f"vs_{o}": play(bot, o, args.eval_games) for o in ("greedy", "random")},
             }
         )
         print(json.dumps(rows[-1]), flush=True)
     for algo in args.algos:
         for seed in args.seeds:
             policy, wall = train(algo, args.steps, seed)
-            modes = ["masked"] if algo == "maskable_ppo" else ["raw", "masked"]
+            modes = ["masked"] if algo == "maskable_ppo" else ["masked", "raw"]
             for mode in modes:
                 rows.append(
                     {
@@ -210,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
                         "train_s": round(wall, 1),
                         "mode": mode,
                         **{
-                            f"vs_{o}": play(policy, None, o, args.eval_games, mode == "masked")
+                            f"vs_{o}": play(
+                                RawChoiceBot(policy) if mode == "raw" else PPOBot(policy, 2), o, args.eval_games
+                            )
                             for o in ("greedy", "random")
                         },
                     }
@@ -234,12 +216,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _percent(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """Markdown results table."""
     out = [
         (
             "| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | "
-            "win vs random (95% CI) | score vs greedy | forfeits vs greedy |"
+            "win vs random (95% CI) | score vs greedy | illegal first choices |"
         ),
         "|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
@@ -250,7 +236,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['steps']:,} | {r['train_s']:.0f} | "
             f"{r['mode']} | {100 * g['win_rate']:.1f}% ({100 * g['ci95'][0]:.1f}–{100 * g['ci95'][1]:.1f}) | "
             f"{100 * rd['win_rate']:.1f}% ({100 * rd['ci95'][0]:.1f}–{100 * rd['ci95'][1]:.1f}) | "
-            f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | {g['forfeits']} |"
+            f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | "
+            f"{_percent(g.get('illegal_first_choice_rate'))} |"
         )
     return "\n".join(out)
 

@@ -24,7 +24,7 @@ of ``--seconds`` seconds:
    the same N (so both see the same machine load); skipped with the reason
    printed when that Python is missing.
 
-    python scripts/bench_env.py [--json artifacts/bench.json] [--pgx-python /work/pgx-venv/bin/python]
+    python scripts/bench_env.py [--json artifacts/bench.json] [--pgx-python .pgx-venv/bin/python]
 """
 
 from __future__ import annotations
@@ -39,13 +39,14 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PGX = "/work/pgx-venv/bin/python"
+DEFAULT_PGX = str(ROOT / ".pgx-venv" / "bin" / "python")
 
 
 def one_rate(run: Callable[[], int], seconds: float) -> tuple[float, float]:
@@ -185,8 +186,8 @@ def bench_engine(
 # -------------------------------------------------------------- 3. vector envs
 def bench_vector(n: int, seconds: float, repeats: int) -> dict[str, Any]:
     from shelfie_env.batched import random_legal_actions, seed_streams
-    from shelfie_env.envs.vector import SoloVectorEnv, VersusVectorEnv
     from shelfie_env.envs.sb3_vec import ShelfieVecEnv
+    from shelfie_env.envs.vector import SoloVectorEnv, VersusVectorEnv
 
     streams = seed_streams(1, n)
     actions = np.empty(n, dtype=np.int64)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from shelfie_env.envs.registration import register_envs
 from shelfie_env.game.actions import NUM_ACTIONS, action_name
 from shelfie_env.game.engine import Game
 from shelfie_env.game.errors import IllegalActionError, InvalidStateError
-from shelfie_env.envs.registration import register_envs
 
 register_envs()  # gymnasium "shelfie/Solo-v0", "shelfie/Versus-v0"; pettingzoo "shelfie/shelfie_v0"
 

@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from shelfie_env.game.actions import CROSS_BASE, STOP, action_kind, circle_action, decode_circle
 from shelfie_env.bots import act_on_game, available, make
 from shelfie_env.bots.greedy.scalar import EASE, chase_distribution
+from shelfie_env.game.actions import CROSS_BASE, STOP, action_kind, circle_action, decode_circle
 from shelfie_env.game.engine import Game
 
 from .conftest import spec_state as state

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from shelfie_env import cli
-from shelfie_env.play import replay
-from shelfie_env.game.actions import END_TURN, STOP, circle_action, cross_action
 from shelfie_env.bots import make
 from shelfie_env.cli import main
-from shelfie_env.play import terminal
-from shelfie_env.play.terminal import CommandError, canonical_reroll, command_for, parse_command, parse_symbol
+from shelfie_env.game.actions import END_TURN, STOP, circle_action, cross_action
 from shelfie_env.game.engine import Game
+from shelfie_env.play import replay, terminal
+from shelfie_env.play.terminal import CommandError, canonical_reroll, command_for, parse_command, parse_symbol
+
+from .conftest import spec_state as state
 
 ROOT = Path(__file__).resolve().parents[1]
-from .conftest import spec_state as state
 
 EMPTY = [[0] * 5 for _ in range(5)]
 

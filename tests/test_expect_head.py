@@ -5,13 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from shelfie_env.bots.learned.expect_head import (
+    NUM_SET_VALUES,
+    NUM_SETS,
+    Layout,
+    placement_values,
+    reroll_values,
+)
 from shelfie_env.bots.learned.policy import NumpyPolicy
-from shelfie_env.game.engine import REROLL, Game
-from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS, Layout, placement_values, reroll_values
-from shelfie_env.envs.observation import encode
 from shelfie_env.bots.planner import PlannerBot
 from shelfie_env.bots.planner.dice import FINAL_INDEX, counts_of
 from shelfie_env.bots.planner.search import placement_values as planner_v0
+from shelfie_env.envs.observation import encode
+from shelfie_env.game.engine import REROLL, Game
 
 from .conftest import assert_plays_legally, random_positions, tiny_ppo
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shelfie_env.game.actions import action_name, circle_action
 from shelfie_env.bots import make
-from shelfie_env.game.engine import Game
-from shelfie_env.bots.planner.hint import hint
 from shelfie_env.bots.planner import action_values
+from shelfie_env.bots.planner.hint import hint
+from shelfie_env.game.actions import action_name, circle_action
+from shelfie_env.game.engine import Game
 
 from .conftest import board, make_state
 

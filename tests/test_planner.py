@@ -8,9 +8,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from shelfie_env.game.actions import CROSS_BASE, circle_action, cross_action, reroll_action
 from shelfie_env.bots import make
-from shelfie_env.game.engine import CIRCLE, Game
 from shelfie_env.bots.planner import PlannerBot, Weights, action_values
 from shelfie_env.bots.planner.dice import (
     FINAL,
@@ -27,6 +25,8 @@ from shelfie_env.bots.planner.evaluation import Context
 from shelfie_env.bots.planner.lines import LINE_CELLS, line_points, line_scores, line_tables, shelf_values
 from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS, can_circle
 from shelfie_env.bots.planner.search import placement_values
+from shelfie_env.game.actions import CROSS_BASE, circle_action, cross_action, reroll_action
+from shelfie_env.game.engine import CIRCLE, Game
 from shelfie_env.game.scoring import DEFAULT_POINTS, ScoreTable
 from shelfie_env.game.tables import MULTISETS
 

@@ -9,8 +9,8 @@ from shelfie_env.bots import make
 from shelfie_env.bots.learned.bot import PPOBot, shipped_model
 from shelfie_env.bots.learned.card import CheckpointMismatchError, make_card
 from shelfie_env.bots.learned.policy import NumpyPolicy
-from shelfie_env.train.checkpoint import save_model
 from shelfie_env.game.engine import Game
+from shelfie_env.train.checkpoint import save_model
 from shelfie_env.train.selfplay import SelfPlayEnv
 
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
-from shelfie_env.train.checkpoint import load_model
 from shelfie_env.game.engine import Game
 from shelfie_env.train import run as train_cli
+from shelfie_env.train.checkpoint import load_model
 from shelfie_env.train.config import TrainConfig, field_docs
 from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
@@ -358,8 +358,8 @@ def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
 
 def test_teacher_spec_sets_the_teachers_weights(tmp_path):
     """``bc_teacher`` takes an arena bot spec: its settings reach the teacher and the cache name."""
-    from shelfie_env.bots.spec import build_bot
     from shelfie_env.bots import make
+    from shelfie_env.bots.spec import build_bot
 
     cfg = TrainConfig(players=2, bc_teacher="planner:threat=0.4", policy_head="expect")
     teacher = build_bot(cfg.bc_teacher)

@@ -9,17 +9,18 @@ those of :class:`shelfie_env.game.engine.Game` and :func:`shelfie_env.envs.obser
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from shelfie_env.batched import _kernels as K
+from shelfie_env.envs.observation import observation_size
 from shelfie_env.game.actions import NUM_ACTIONS, action_name
 from shelfie_env.game.engine import MAX_PLAYERS, PHASES, Game
 from shelfie_env.game.errors import IllegalActionError
-from shelfie_env.envs.observation import observation_size
 from shelfie_env.game.scoring import DEFAULT_POINTS, ScoreTable
 from shelfie_env.game.tables import MULTISETS, REROLL_IDS
-from shelfie_env.batched import _kernels as K
 
 
 def _build_tables() -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,8 @@ adds one. Bots may also offer ``act_game(game)`` taking a live
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 from shelfie_env.game.engine import Game
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -13,10 +14,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from shelfie_env.game.actions import NUM_ACTIONS
-from shelfie_env.game.engine import MAX_PLAYERS, OVER, Game
 from shelfie_env.envs.common import (
-    DEFAULT_TABLE,
     check_num_players,
     check_reward_mode,
     final_rewards,
@@ -25,7 +23,9 @@ from shelfie_env.envs.common import (
     score_bound,
 )
 from shelfie_env.envs.observation import ObservationEncoder, legal_mask
-from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable, validate_points
+from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.engine import OVER, Game
+from shelfie_env.game.scoring import ScoreTable, validate_points
 
 _OPTION_KEYS = frozenset({"state"})
 

@@ -32,17 +32,14 @@ from __future__ import annotations
 
 import sys
 import weakref
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from shelfie_env import bots as bots_module
-from shelfie_env.game.actions import NUM_ACTIONS
-from shelfie_env.game.engine import OVER, Game
-from shelfie_env.envs.observation import ObservationEncoder, legal_mask
-from shelfie_env.game.scoring import ScoreTable, validate_points
 from shelfie_env.envs.common import (
     check_num_players,
     check_reward_mode,
@@ -51,6 +48,10 @@ from shelfie_env.envs.common import (
     observation_box,
     score_bound,
 )
+from shelfie_env.envs.observation import ObservationEncoder, legal_mask
+from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.engine import OVER, Game
+from shelfie_env.game.scoring import ScoreTable, validate_points
 
 _NO_LEGAL: tuple[int, ...] = ()
 

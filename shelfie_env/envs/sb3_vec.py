@@ -22,7 +22,8 @@ Needs the ``train`` extra (stable-baselines3) and the ``fast`` extra (numba)::
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -30,10 +31,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
-from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.bots import Bot
 from shelfie_env.envs.observation import observation_size
 from shelfie_env.envs.vector import BatchedSeats
+from shelfie_env.game.actions import NUM_ACTIONS
 
 
 class ShelfieVecEnv(VecEnv):

@@ -37,22 +37,22 @@ action 0 as legal (its action is ignored).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.batched import BatchedGame, seed_streams
-from shelfie_env.bots.greedy.batched import GREEDY, OTHER, RANDOM, BatchedGreedy, play_compiled_bots
 from shelfie_env.bots import Bot, act_on_game, make
+from shelfie_env.bots.greedy.batched import GREEDY, OTHER, RANDOM, BatchedGreedy, play_compiled_bots
 from shelfie_env.bots.greedy.scalar import GreedyBot
 from shelfie_env.bots.random_bot import RandomBot
 from shelfie_env.envs.common import REWARD_MODES, check_reward_mode
 from shelfie_env.envs.observation import observation_size
-
+from shelfie_env.game.actions import NUM_ACTIONS
 
 
 class BatchedSeats:

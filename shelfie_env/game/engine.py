@@ -12,7 +12,8 @@ Shelves are 25-bit ints: bit ``5*r + c`` is row ``r`` (symbol ``r``) and column
 from __future__ import annotations
 
 import operator
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 

@@ -8,7 +8,7 @@ the PettingZoo env's ``render()`` and anything that logs games.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from shelfie_env.game.actions import FACE_NAMES, JOKER, NUM_DICE, SYMBOL_PLURALS
 from shelfie_env.game.engine import CIRCLE, CROSS, OVER, REROLL, Game

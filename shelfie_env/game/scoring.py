@@ -7,7 +7,7 @@ the cell of row ``r`` (symbol) and column ``c`` (needs ``c + 1`` dice).
 from __future__ import annotations
 
 import numbers
-from typing import Sequence
+from collections.abc import Sequence
 
 DEFAULT_POINTS: tuple[tuple[int, ...], ...] = tuple((1, 2, 3, 5, 8) for _ in range(5))
 FULL = (1 << 25) - 1

@@ -12,8 +12,9 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence, TextIO
+from typing import Any, TextIO
 
 from shelfie_env.game.actions import (
     CROSS_BASE,

@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots.learned.card import CheckpointMismatchError, card_path, check_card, load_card, write_card
+from shelfie_env.bots.learned.card import (
+    CheckpointMismatchError,
+    card_path,
+    check_card,
+    load_card,
+    write_card,
+)
 from shelfie_env.bots.learned.policy import read_weights
 
 

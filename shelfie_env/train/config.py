@@ -193,8 +193,8 @@ class TrainConfig:
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {v}")
-        from shelfie_env.bots.spec import parse_spec
         from shelfie_env.bots import available
+        from shelfie_env.bots.spec import parse_spec
 
         bots = available()
         try:

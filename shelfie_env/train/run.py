@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 import shlex
 import sys
 import time
@@ -151,7 +150,12 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
     from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger
 
     from shelfie_env.bots.learned.card import make_card
-    from shelfie_env.train.callbacks import CheckpointCallback, EvalCallback, RenamedTensorBoard, SelfPlayCallback
+    from shelfie_env.train.callbacks import (
+        CheckpointCallback,
+        EvalCallback,
+        RenamedTensorBoard,
+        SelfPlayCallback,
+    )
 
     torch.set_num_threads(1)
     run_dir = Path(cfg.run_dir)
@@ -351,10 +355,9 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning of ``cfg.bc_teacher`` (teacher data cached in ``<run_dir>/../teacher/``)."""
     import numpy as np
 
-    from shelfie_env.bots.spec import build_bot
     from shelfie_env.bots.learned.bot import PPOBot
     from shelfie_env.bots.learned.policy import NumpyPolicy
-
+    from shelfie_env.bots.spec import build_bot
     from shelfie_env.train.bc import clone, merge, record_games, reports_values
 
     teacher = build_bot(cfg.bc_teacher)

@@ -13,10 +13,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
+from shelfie_env.batched import _kernels as K
+from shelfie_env.batched._kernels import (
+    CIRC,
+    COUNTS,
+    CROSS,
+    CUR,
+    DICE,
+    END,
+    FULL,
+    NCIRC,
+    OVER,
+    PHASE,
+    ROLLS,
+    WIDTH,
+)
 from shelfie_env.bots.greedy import scalar
 from shelfie_env.game.scoring import ScoreTable
-from shelfie_env.batched import _kernels as K
-from shelfie_env.batched._kernels import CIRC, COUNTS, CROSS, CUR, DICE, END, FULL, NCIRC, OVER, PHASE, ROLLS, WIDTH
 
 if TYPE_CHECKING:
     from shelfie_env.batched.engine import BatchedGame

@@ -40,7 +40,7 @@ Deterministic: ties go to the lowest action id. Median ~0.06 ms per decision,
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from math import comb
 from typing import Any
 
@@ -69,7 +69,7 @@ def _outcomes(t: int, have_joker: int) -> list[tuple[int, int, float]]:
     return [(a, j, p) for (a, j), p in out.items()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def chase_distribution(k: int, j: int, rolls: int) -> tuple[tuple[int, int, float], ...]:
     """Final (count, joker held, probability) when keeping ``k`` dice of a face
     and ``j`` (0/1) joker and rerolling the other dice ``rolls`` times."""

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.game.engine import Game
 from shelfie_env.bots.planner.evaluation import Context, Weights
 from shelfie_env.bots.planner.search import action_values, best_action, set_values, turn_context
+from shelfie_env.game.engine import Game
 
 
 class PlannerBot:

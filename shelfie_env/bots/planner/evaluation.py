@@ -42,10 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shelfie_env.game.engine import CIRCLE, REROLL, Game
-from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
 from shelfie_env.bots.planner.last_turn import last_turn_edge, last_turn_value
 from shelfie_env.bots.planner.lines import LINE_CELLS, line_points, line_tables, shelf_values, transpose_many
+from shelfie_env.game.engine import CIRCLE, REROLL, Game
+from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
 
 _ROW_MASKS = np.array(ROW_MASKS, dtype=np.int64)
 _COL_MASKS = np.array(COL_MASKS, dtype=np.int64)

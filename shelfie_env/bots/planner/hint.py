@@ -21,6 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_env.bots.planner.dice import TRANSITION, counts_of, keep_index_of_reroll
+from shelfie_env.bots.planner.evaluation import FINAL_TURN_SCALE, Context, Weights
+from shelfie_env.bots.planner.search import (
+    action_values,
+    best_continuation,
+    circle_outcome,
+    placement_values,
+    ranked_actions,
+)
 from shelfie_env.game.actions import (
     CROSS_BASE,
     END_TURN,
@@ -33,9 +42,6 @@ from shelfie_env.game.actions import (
     action_name,
 )
 from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
-from shelfie_env.bots.planner.dice import TRANSITION, counts_of, keep_index_of_reroll
-from shelfie_env.bots.planner.evaluation import FINAL_TURN_SCALE, Context, Weights
-from shelfie_env.bots.planner.search import action_values, best_continuation, circle_outcome, placement_values, ranked_actions
 from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
 
 

@@ -13,10 +13,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from shelfie_env.game.scoring import FULL
-from shelfie_env.bots.planner.dice import KEEP_INDEX, SUB_KEEPS, TRANSITION, best_keep_value, expected_after_roll
+from shelfie_env.bots.planner.dice import (
+    KEEP_INDEX,
+    SUB_KEEPS,
+    TRANSITION,
+    best_keep_value,
+    expected_after_roll,
+)
 from shelfie_env.bots.planner.lines import line_points, line_tables, shelf_values
 from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS
+from shelfie_env.game.scoring import FULL
 
 _FRESH = KEEP_INDEX[(0,) * 6]  # keep nothing: the turn's first roll
 

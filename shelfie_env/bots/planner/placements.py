@@ -18,8 +18,8 @@ from itertools import combinations
 
 import numpy as np
 
-from shelfie_env.game.actions import CIRCLE_BASE, JOKER, NUM_DICE
 from shelfie_env.bots.planner.dice import FINAL
+from shelfie_env.game.actions import CIRCLE_BASE, JOKER, NUM_DICE
 
 CELLS = tuple((r, c) for r in range(5) for c in range(5))
 

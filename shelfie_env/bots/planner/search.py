@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, NUM_DICE, STOP
-from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
-from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
 from shelfie_env.bots.planner.dice import (
     FINAL_INDEX,
     KEEP_INDEX,
@@ -36,6 +33,9 @@ from shelfie_env.bots.planner.dice import (
 )
 from shelfie_env.bots.planner.evaluation import Context, Weights
 from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
+from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, NUM_DICE, STOP
+from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
+from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
 
 
 def _free_placements(ctx: Context) -> tuple[np.ndarray, list[int]]:

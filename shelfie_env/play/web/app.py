@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,15 @@ from shelfie_env.play.web.store import GameStore
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
-DEFAULT_DB = "shelfie_games.sqlite3"
+def default_db_path() -> Path:
+    """Where ``shelfie serve`` keeps its games unless ``--db`` says otherwise: the user's data
+    directory (``$XDG_DATA_HOME``, else ``~/.local/share``; ``%LOCALAPPDATA%`` on Windows),
+    ``shelfie-env/games.sqlite3``, so no database lands in the working directory."""
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "shelfie-env" / "games.sqlite3"
 
 log = logging.getLogger("shelfie_env.play.web")
 
@@ -164,14 +173,18 @@ def _since(request: Request) -> int:
 
 
 def create_app(
-    db_path: str | Path = DEFAULT_DB, max_body: int = MAX_BODY, worker_threads: int = 8
+    db_path: str | Path | None = None, max_body: int = MAX_BODY, worker_threads: int = 8
 ) -> Starlette:
-    """The ASGI app for the games stored at ``db_path`` (unfinished games resume at once).
+    """The ASGI app for the games stored at ``db_path`` (default :func:`default_db_path`;
+    unfinished games resume at once).
 
     ``max_body`` caps request bodies (413 above it); ``worker_threads`` is how many
     requests run game logic at the same time (it is CPU-bound Python, so a few suffice;
     a slow bot then holds one worker, not the event loop).
     """
+    if db_path is None:
+        db_path = default_db_path()
+        db_path.parent.mkdir(parents=True, exist_ok=True)
     store = GameStore(db_path)
     service = GameService(store)
     # Game logic is CPU-bound Python: a few worker threads keep the event loop free for I/O

@@ -12,7 +12,7 @@ import threading
 import webbrowser
 from collections.abc import Sequence
 
-from shelfie_env.play.web.app import DEFAULT_DB
+from shelfie_env.play.web.app import default_db_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 picks a free one)")
     parser.add_argument(
-        "--db", default=DEFAULT_DB, help=f"SQLite file where games are kept (default ./{DEFAULT_DB})"
+        "--db", default=None, help=f"SQLite file where games are kept (default {default_db_path()})"
     )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     parser.add_argument(
@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"--port must be 0..65535, got {args.port}", file=sys.stderr)
         return 2
     try:
+        args.db = args.db or default_db_path()
         app = create_app(args.db)
     except (OSError, sqlite3.Error, RuntimeError) as exc:  # unreadable file, not a database, newer schema
         print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)

@@ -9,12 +9,11 @@ move to the :class:`~shelfie_env.play.web.store.GameStore` before answering.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import hmac
 import importlib
+import inspect
 import logging
 import secrets
-import sys
 import threading
 import unicodedata
 from collections.abc import Callable
