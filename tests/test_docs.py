@@ -94,7 +94,7 @@ def python_blocks(path: Path, root: Path = ROOT) -> list[Block]:
             # Content lines lose up to the fence's own indentation.
             line = lines[i]
             strip = len(line) - len(line.lstrip(" "))
-            body.append(line[min(strip, indent):])
+            body.append(line[min(strip, indent) :])
             i += 1
         i += 1  # past the closing fence (or the end of the file: the block runs to it)
         if words and words[0].lower() in PYTHON_TAGS:

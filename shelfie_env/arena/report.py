@@ -23,11 +23,17 @@ def to_markdown(result: dict[str, Any]) -> str:
             "",
         ]
     solo = cfg.get("players") == 1
-    lines += ["| bot | games | mean score ± sd | first place |", "|---|---:|---:|---:|"]
+    timing = {x["bot"]: x for x in result.get("timing", [])}
+    lines += [
+        "| bot | games | mean score ± sd | first place | decision ms (median / p99 / max) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for b in result["bots"]:
         first = "—" if solo else f"{100 * b['first_place_rate']:.1f}%"
+        ms = timing.get(b["bot"])
+        times = f"{ms['median']:.3f} / {ms['p99']:.2f} / {ms['max']:.1f}" if ms else "—"
         lines.append(
-            f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} |"
+            f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} | {times} |"
         )
     if result["pairings"]:
         lines += [

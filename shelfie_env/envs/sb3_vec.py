@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from shelfie_env.bots import Bot
-from shelfie_env.envs.observation import observation_size
+from shelfie_env.envs.common import observation_box, score_bound
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
 
@@ -59,7 +59,7 @@ class ShelfieVecEnv(VecEnv):
             points=points,
             seed=seed,
         )
-        obs_space = spaces.Box(0.0, 1.0, (observation_size(num_players),), np.float32)
+        obs_space = observation_box(num_players, score_bound(self.core.batch.table))
         self.render_mode = None
         super().__init__(self.core.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None

@@ -50,8 +50,13 @@ from shelfie_env.bots import Bot, act_on_game, make
 from shelfie_env.bots.greedy.batched import GREEDY, OTHER, RANDOM, BatchedGreedy, play_compiled_bots
 from shelfie_env.bots.greedy.scalar import GreedyBot
 from shelfie_env.bots.random_bot import RandomBot
-from shelfie_env.envs.common import REWARD_MODES, check_reward_mode
-from shelfie_env.envs.observation import observation_size
+from shelfie_env.envs.common import (
+    REWARD_MODES,
+    check_num_players,
+    check_reward_mode,
+    observation_box,
+    score_bound,
+)
 from shelfie_env.game.actions import NUM_ACTIONS
 
 
@@ -244,8 +249,7 @@ class _ShelfieVectorEnv(VectorEnv):
         self.num_envs = self.core.num_envs
         self.autoreset_mode = mode
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        size = observation_size(num_players)
-        self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
+        self.single_observation_space = observation_box(self.core.num_players, score_bound(self.core.batch.table))
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -378,15 +382,9 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         render_mode: str | None = None,
     ) -> None:
         _no_render(render_mode)
-        if (
-            isinstance(num_players, bool)
-            or not isinstance(num_players, (int, np.integer))
-            or not 2 <= num_players <= 4
-        ):
-            raise ValueError(f"num_players must be 2..4 for Versus, got {num_players!r}")
         super().__init__(
             num_envs,
-            int(num_players),
+            check_num_players(num_players, low=2),
             autoreset_mode,
             seat=seat,
             opponents=opponents,

@@ -280,7 +280,7 @@ def describe(cfg: TrainConfig) -> str:
     warm = (
         f"init from {cfg.init_from}"
         if cfg.init_from
-        else f"warm start: {cfg.bc_games} {cfg.bc_teacher} games + {cfg.bc_dagger_rounds} DAgger rounds"
+        else f"warm start: {cfg.bc_games} {cfg.bc_teacher} games + {cfg.bc_dagger_rounds} DAgger round(s)"
         if cfg.bc_games and cfg.bc_epochs
         else "from random weights"
     )
