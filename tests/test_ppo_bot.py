@@ -96,7 +96,7 @@ def test_mismatched_card_is_refused_by_the_bot(tiny_model, tmp_path):
 
 def test_shipped_two_player_model_plays_legal_moves():
     assert shipped_model(2).is_file(), "shelfie_env/models/ppo_2p.npz must be shipped"
-    bot = make("ppo")
+    bot = make("ppo", num_players=2)
     assert bot.num_players == 2 and bot.card["evaluation"]
     assert _check_legal_play(bot, 2, 5, seed=11) > 100
 

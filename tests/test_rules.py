@@ -580,7 +580,7 @@ def test_importing_the_package_loads_no_training_framework() -> None:
     code = (
         "import sys, shelfie_env, shelfie_env.game, shelfie_env.engine\n"
         "from shelfie_env import bots\n"
-        "bots.make('ppo')\n"
+        "bots.make('ppo', num_players=2).act(shelfie_env.Game.new(2, rng=0).to_dict())\n"
         "heavy = sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'fastapi', 'numba') if m in sys.modules)\n"
         "print(','.join(heavy))\n"
     )

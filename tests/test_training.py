@@ -399,3 +399,35 @@ def test_record_games_plays_a_teacher_spec():
     assert not np.array_equal(a["values"], b["values"])
     with pytest.raises(ValueError, match="unknown planner weight"):
         record_games(2, 1, "planner:thret=1", 5, **kw)
+
+
+def test_each_shipped_model_names_the_preset_that_reproduces_its_config():
+    from shelfie_env.bots.learned.bot import SHIPPED, shipped_model
+    from shelfie_env.train.config import preset_names, read_config
+
+    assert set(SHIPPED.values()) <= set(preset_names())
+    for players, name in SHIPPED.items():
+        card = load_card(shipped_model(players), num_players=players)
+        assert card["preset"] == name and card["train_command"] == f"shelfie train --config {name}"
+        assert TrainConfig.from_dict(read_config(name)).to_dict() == card["config"]
+
+
+def test_config_files_and_bad_presets(tmp_path):
+    from shelfie_env.train.config import read_config
+
+    (tmp_path / "r.toml").write_text('players = 1\ntotal_steps = 5000\n')
+    (tmp_path / "r.json").write_text('{"players": 1}')
+    assert read_config(tmp_path / "r.toml") == {"players": 1, "total_steps": 5000}
+    assert read_config(str(tmp_path / "r.json")) == {"players": 1}
+    with pytest.raises(FileNotFoundError, match="not a preset.*ppo_2p"):
+        read_config("ppo_9p")
+    (tmp_path / "bad.toml").write_text("players = = 2\n")
+    with pytest.raises(ValueError, match="cannot be parsed"):
+        read_config(tmp_path / "bad.toml")
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    cfg = train_cli.config_from_args(parser.parse_args(["--config", "ppo_solo", "--total-steps", "10"]))
+    assert cfg.players == 1 and cfg.total_steps == 10 and cfg.export_from == "latest"
+    with pytest.raises(ValueError, match="unknown config field"):
+        (tmp_path / "typo.toml").write_text("player = 2\n")
+        train_cli.config_from_args(parser.parse_args(["--config", str(tmp_path / "typo.toml")]))

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         metavar="BOT",
         help="bot specs: a name (random, greedy, planner, ppo) or name:key=value,... "
-        "e.g. ppo:path=models/ppo_2p.zip,deterministic=false",
+        "e.g. ppo:path=runs/x/best.zip,deterministic=false",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game, 1-4 (default 2)")
     parser.add_argument("--games", type=int, default=200, help="games per group of bots (default 200)")

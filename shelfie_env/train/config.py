@@ -155,7 +155,11 @@ class TrainConfig:
     save_every: int = 50_000
     """Learner steps between two resumable checkpoints (``latest.zip`` + pool + eval log)."""
 
-    run_dir: str = "runs/ppo_2p"
+    export_from: str = "best"
+    """Which network ``--export`` writes: ``best`` (the best periodic evaluation, ``best.zip``)
+    or ``latest`` (the network when training ends, ``latest.zip``)."""
+
+    run_dir: str = "runs/train"
     """Where logs, TensorBoard events and checkpoints of the run go."""
 
     progress: bool = False
@@ -207,6 +211,8 @@ class TrainConfig:
             raise ValueError("opp_random + opp_greedy must be <= 1")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be tanh or relu, got {self.activation!r}")
+        if self.export_from not in ("best", "latest"):
+            raise ValueError(f"export_from must be best or latest, got {self.export_from!r}")
         if self.policy_head not in POLICY_HEADS:
             raise ValueError(f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {self.policy_head!r}")
         if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):

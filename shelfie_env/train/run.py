@@ -9,7 +9,7 @@ count, opponent pool and eval log). When training ends the final network is
 evaluated too, and ``--export x.npz`` writes the run's best network as weights
 + card, the files the ``ppo`` bot plays without torch.
 
-Run directory layout: ``config.json``, ``train.log``, ``tb/`` (TensorBoard:
+Run directory layout: ``config.json``, ``progress.csv``, ``bc.json``, ``tb/`` (TensorBoard:
 ``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
 ``best.zip``/``.json``, ``pool.npz``, and ``distilled.zip`` (the network right
 after the warm start, with its card).
@@ -27,6 +27,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.bots.learned.card import CheckpointMismatchError
 from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
 from shelfie_env.train.config import TrainConfig, field_docs, preset_names, read_config
 
@@ -434,12 +435,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         preset = getattr(args, "config", None)
         run_dir = train(cfg, resume=bool(getattr(args, "resume", False)), preset=str(preset) if preset else None)
-    except (FileExistsError, FileNotFoundError) as exc:
+    except (FileExistsError, FileNotFoundError, CheckpointMismatchError) as exc:
         print(f"shelfie train: {exc}", file=sys.stderr)
         return 2
     export = getattr(args, "export", None)
     if export is not None:
-        src = run_dir / "best.zip"
+        src = run_dir / f"{cfg.export_from}.zip"
         if not src.is_file():
             src = run_dir / "latest.zip"
         model, card = load_model(src, cfg.players)

@@ -1,7 +1,8 @@
 """``ppo``: plays from a trained network (an ``.npz`` of weights + its JSON card).
 
-``make("ppo")`` loads the shipped model for the table's player count
-(:func:`shipped_model`); ``make("ppo", path="runs/x/best.zip")`` any other
+``make("ppo")`` plays the shipped model of each table's player count
+(:func:`shipped_model`, loaded on first use); ``make("ppo", num_players=1)``
+loads the solo one at once; ``make("ppo", path="runs/x/best.zip")`` any other
 model: an exported ``.npz`` or, with the ``train`` extra installed, a
 Stable-Baselines3 checkpoint. The card is checked first (env id, observation
 layout version and size, action layout, players): a mismatch raises
@@ -113,11 +114,41 @@ class PPOBot:
         return self.act_game(Game.from_dict(state))
 
 
+class ShippedPPOBot:
+    """``make("ppo")`` with no model named: the shipped model of whatever table it is seated at."""
+
+    name = "ppo"
+
+    def __init__(self, deterministic: bool = True, seed: int | None = None) -> None:
+        self.deterministic, self.seed = deterministic, seed
+        self.rng = np.random.default_rng(seed)
+        self._by_players: dict[int, PPOBot] = {}
+
+    def model_for(self, num_players: int) -> PPOBot:
+        """The shipped model's bot for ``num_players`` (``FileNotFoundError`` names the sizes that have one)."""
+        bot = self._by_players.get(num_players)
+        if bot is None:
+            bot = self._by_players[num_players] = PPOBot.load(
+                None, self.deterministic, self.seed, num_players=num_players
+            )
+        bot.rng = self.rng  # one stream, so an arena's per-game reseeding reaches every model
+        return bot
+
+    def act_game(self, game: Game) -> int:
+        return self.model_for(game.num_players).act_game(game)
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
 def make_ppo(
     path: str | Path | None = None,
     deterministic: bool = True,
     seed: int | None = None,
     num_players: int | None = None,
-) -> PPOBot:
-    """``bots.make("ppo", ...)``: see :meth:`PPOBot.load`."""
+) -> PPOBot | ShippedPPOBot:
+    """``bots.make("ppo", ...)``: a model file, the shipped model for ``num_players``, or (neither
+    given) the shipped model of each table's size."""
+    if path is None and num_players is None:
+        return ShippedPPOBot(deterministic, seed)
     return PPOBot.load(path, deterministic=deterministic, seed=seed, num_players=num_players)

@@ -131,8 +131,7 @@ def rounds_left_many(fills: list[np.ndarray], weights: Weights, mid_round: bool)
     closest to it sets the pace: ``a * (fewest free cells in two rows of one
     shelf) + b * (fewest free cells of one shelf) + c``, plus ``d`` when the
     mover is not the last seat (a later seat may still trigger the end this
-    round); ``(a, b, c, d) = weights.pace``, a least-squares fit on recorded
-    games (docs/planner.md), scaled by 0.84 in the session-7 weight search.
+    round); ``(a, b, c, d) = weights.pace``, fitted on recorded games.
     """
     two_rows = total = None
     for f in fills:
