@@ -431,3 +431,26 @@ def test_config_files_and_bad_presets(tmp_path):
     with pytest.raises(ValueError, match="unknown config field"):
         (tmp_path / "typo.toml").write_text("player = 2\n")
         train_cli.config_from_args(parser.parse_args(["--config", str(tmp_path / "typo.toml")]))
+
+
+def test_the_selftaught_recipe_reads_no_teacher_data(tmp_path, monkeypatch):
+    """``selftaught_2p`` starts from random weights: no teacher games, no cache, card teacher none."""
+    from shelfie_env.train import bc
+    from shelfie_env.train.config import read_config
+
+    cfg = TrainConfig.from_dict(read_config("selftaught_2p"))
+    assert cfg.bc_games == 0 and not cfg.init_from and cfg.policy_head == "expect"
+
+    def no_teacher(*args, **kwargs):
+        raise AssertionError("the self-taught recipe recorded teacher games")
+
+    monkeypatch.setattr(bc, "record_games", no_teacher)
+    monkeypatch.setattr(train_cli, "warm_start", no_teacher)
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    small = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "64", "--net-arch", "32", "--total-steps", "256"]
+    small += ["--eval-every", "256", "--eval-games", "2", "--run-dir", str(tmp_path / "runs" / "s")]
+    assert train_cli.run(parser.parse_args(["--config", "selftaught_2p", *small])) == 0
+    card = load_card(tmp_path / "runs" / "s" / "latest.zip", num_players=2)
+    assert card["teacher"] == "none" and card["preset"] == "selftaught_2p"
+    assert not (tmp_path / "runs" / "teacher").exists() and not (tmp_path / "runs" / "s" / "bc.json").exists()

@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "greedy": "shelfie_env.bots.greedy:GreedyBot",
     "planner": "shelfie_env.bots.planner:PlannerBot",
     "ppo": "shelfie_env.bots.learned:make_ppo",
+    "td": "shelfie_env.bots.learned.value:make_td",
 }
 """The bots that ship, by name -> ``module:factory``, imported on first use."""
 

@@ -185,7 +185,7 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
             steps=steps,
             wall_time_s=prior_wall + time.time() - start,
             evaluation=evaluation,
-            extra={"train_command": cmd, "preset": preset},
+            extra={"train_command": cmd, "preset": preset, "teacher": teacher_of(cfg)},
         )
 
     if resume:
@@ -273,6 +273,15 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
         print(f"already at {model.num_timesteps} >= total_steps {cfg.total_steps}", flush=True)
     venv.close()
     return run_dir
+
+
+def teacher_of(cfg: TrainConfig) -> str:
+    """What the network learned from besides its own games: a bot spec, a model, or ``none``."""
+    if cfg.init_from:
+        return f"init_from {cfg.init_from}"
+    if cfg.bc_games > 0 and cfg.bc_epochs > 0:
+        return cfg.bc_teacher
+    return "none"
 
 
 def describe(cfg: TrainConfig) -> str:

@@ -1,0 +1,151 @@
+"""``td``: a learned placement-value network with the planner's exact search over the dice.
+
+The network maps the position at the start of a turn (the mover's observation
+with the dice blocks zeroed, :meth:`~shelfie_env.bots.learned.expect_head.Layout.position`)
+to one value per placement the turn can end with: each circle set of
+:data:`~shelfie_env.bots.planner.placements.SET_MASKS` and each row to cross out
+(``NUM_SET_VALUES`` outputs, the expectimax head's layout). Those values take
+the place of the planner's hand-written evaluation; the planner's search then
+values every reroll exactly over the dice and every circle by its best
+completion (:mod:`shelfie_env.bots.planner.search`). Numpy only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
+from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS, Layout
+from shelfie_env.bots.learned.policy import read_weights
+from shelfie_env.bots.planner.evaluation import Weights
+from shelfie_env.bots.planner.placements import SET_MASKS
+from shelfie_env.bots.planner.search import action_values, best_action
+from shelfie_env.envs.observation import encode
+from shelfie_env.game.engine import REROLL, Game
+from shelfie_env.game.scoring import FULL
+
+SET_INDEX = {int(m): i for i, m in enumerate(SET_MASKS)}
+"""Index of each circle set (a mask of 1..3 cells) among the network's outputs."""
+
+_NO_DEEP = Weights(deep=0, solo_deep=0)
+
+
+class ValueNet:
+    """The placement-value MLP in numpy: ``tanh`` hidden layers, a linear output of ``NUM_SET_VALUES``."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], players: int) -> None:
+        self.layers = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        if self.layers[-1][0].shape[1] != NUM_SET_VALUES:
+            raise ValueError(f"a value network has {NUM_SET_VALUES} outputs, got {self.layers[-1][0].shape[1]}")
+        self.players = players
+        self.layout = Layout(players)
+
+    def __call__(self, positions: np.ndarray) -> np.ndarray:
+        """``(m, NUM_SET_VALUES)`` values of ``(m, obs_size)`` turn-start positions."""
+        x = np.asarray(positions, np.float32)
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < len(self.layers) - 1:
+                x = np.tanh(x)
+        return x
+
+    def values_of(self, game: Game) -> np.ndarray:
+        """The values of every placement of the turn of ``game.current``."""
+        obs = encode(game, game.current)[None]
+        return self(self.layout.position(obs))[0]
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Arrays for ``np.savez`` (``values.{i}.weight`` in torch's ``(out, in)`` layout)."""
+        out: dict[str, np.ndarray] = {}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"values.{2 * i}.weight"], out[f"values.{2 * i}.bias"] = w.T, b
+        return out
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray], players: int) -> ValueNet:
+        """Inverse of :meth:`state` (also reads a torch ``state_dict`` of ``nn.Sequential`` ``values``)."""
+        idx = sorted(int(k.split(".")[1]) for k in state if k.startswith("values.") and k.endswith(".weight"))
+        if not idx:
+            raise ValueError("no values.{i}.weight arrays: not a placement-value network")
+        return cls([(np.asarray(state[f"values.{i}.weight"]).T, state[f"values.{i}.bias"]) for i in idx], players)
+
+
+class LearnedContext:
+    """What the planner's search asks of an evaluation, answered by a :class:`ValueNet`.
+
+    Built at a turn's first decision; like the planner's own context it stays
+    valid for the whole turn (sets are relative to the turn's starting shelf).
+    """
+
+    def __init__(self, game: Game, values: np.ndarray) -> None:
+        self.game = game
+        self.weights = _NO_DEEP
+        p = self.player = game.current
+        self.rivals = [q for q in range(game.num_players) if q != p]
+        self.circled, self.crossed = game.circled[p], game.crossed[p]
+        self.free = FULL & ~(self.circled | self.crossed)
+        self.values = values
+        self.cache: dict[object, Any] = {}
+        self.turn = (p, tuple(game.circled), tuple(game.crossed))
+
+    def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
+        return self.values[[SET_INDEX[int(s)] for s in np.asarray(sets).ravel()]]
+
+    def evaluate_crosses(self, rows: list[int]) -> np.ndarray:
+        return self.values[NUM_SETS + np.asarray(rows, dtype=np.int64)]
+
+    def matches(self, game: Game) -> bool:
+        """Whether ``game`` is still in the turn this context was built for."""
+        p, circled, crossed = self.turn
+        if game.current != p or game.over:
+            return False
+        if game.phase == REROLL or game.circles == 0:
+            return tuple(game.circled) == circled and tuple(game.crossed) == crossed
+        done = game.circled[p] & ~circled[p]
+        return bool(done) and game.circled[p] & circled[p] == circled[p]
+
+
+class ValueBot:
+    """Plays the action of highest value under a learned placement-value network (deterministic)."""
+
+    name = "td"
+
+    def __init__(self, net: ValueNet, card: dict[str, Any] | None = None) -> None:
+        self.net = net
+        self.num_players = net.players
+        self.card = card or {}
+        self._ctx: LearnedContext | None = None
+
+    def context(self, game: Game) -> LearnedContext:
+        """The turn's context (one network forward per turn)."""
+        if self._ctx is None or not self._ctx.matches(game):
+            self._ctx = LearnedContext(game, self.net.values_of(game))
+        return self._ctx
+
+    def act_game(self, game: Game) -> int:
+        if game.num_players != self.num_players:
+            raise ValueError(f"this model plays {self.num_players}-player games, the game has {game.num_players}")
+        if game.over:
+            raise ValueError("no legal action: the game is over")
+        return best_action(action_values(game, ctx=self.context(game)))  # type: ignore[arg-type]
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot:
+    """A :class:`ValueBot` from an exported ``.npz`` and its card."""
+    card = load_card(path, num_players)
+    try:
+        net = ValueNet.from_state(read_weights(path), card["num_players"])
+    except (KeyError, ValueError) as exc:
+        raise CheckpointMismatchError(f"{path}: not a placement-value model ({exc})") from None
+    return ValueBot(net, card)
+
+
+def make_td(path: str | Path, num_players: int | None = None) -> ValueBot:
+    """``bots.make("td", path=...)``."""
+    return load_value_bot(path, num_players)

@@ -1,0 +1,370 @@
+"""TD(λ) self-play: a placement-value network that learns the game from its own games.
+
+The learner is a :class:`~shelfie_env.bots.learned.value.ValueBot`: one network
+forward per turn values every placement the turn can end with, and the
+planner's exact search over the dice picks the moves. Nothing else goes in: the
+weights start random, no teacher plays, no hand-written value is a feature or a
+target.
+
+Each iteration plays ``games`` games (every seat the learner, or, with
+probabilities ``opp_greedy`` / ``opp_random`` per seat, those bots) and records,
+for every turn a learner seat plays, the turn-start position ``x_t``, the
+placement the turn ended with ``a_t`` and the network's value of it
+``V_t = f(x_t)[a_t]`` (an after-state value). Along each seat's own turns the
+λ-return is
+
+    G_T = R,   G_t = (1 - λ) V_{t+1} + λ G_{t+1}
+
+with ``R`` the seat's final reward (rank reward + ``margin_coef`` x margin / 50,
+from its own point of view), and ``f(x_t)[a_t]`` is fitted to ``G_t`` by mean
+squared error (``epochs`` passes of Adam). ``run_dir`` holds ``latest.pt`` (network,
+optimiser, iteration, random state: resumes exactly), ``eval.jsonl`` (arena
+games against ``greedy`` and ``planner``) and ``best.npz`` / ``latest.npz`` with
+their cards, playable as ``td:path=...``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.bots import make
+from shelfie_env.bots.learned.card import make_card, write_card
+from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS
+from shelfie_env.bots.learned.value import SET_INDEX, ValueBot, ValueNet
+from shelfie_env.envs.observation import encode, observation_size
+from shelfie_env.game.engine import REROLL, Game
+
+
+@dataclass
+class TDConfig:
+    """One TD(λ) self-play run."""
+
+    players: int = 2
+    """Players per game (2-4)."""
+    iterations: int = 200
+    """Play-then-fit iterations."""
+    games: int = 200
+    """Games played per iteration."""
+    lam: float = 0.7
+    """λ of the λ-returns (0: one-step TD, 1: the final reward)."""
+    margin_coef: float = 0.1
+    """Weight of the final score margin (per 50 points) in the reward, on top of the rank reward."""
+    opp_greedy: float = 0.0
+    """Chance that an opponent seat is ``greedy`` in a game (else the learner itself)."""
+    opp_random: float = 0.0
+    """Chance that an opponent seat is ``random``."""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden widths of the value network (``tanh``)."""
+    learning_rate: float = 1e-3
+    """Adam step size."""
+    epochs: int = 2
+    """Passes over each iteration's positions."""
+    batch_size: int = 256
+    """Minibatch of the fit."""
+    seed: int = 0
+    """Seed of the weights, the dice and the opponent draws."""
+    eval_every: int = 10
+    """Iterations between evaluations (0: none)."""
+    eval_games: int = 200
+    """Arena games against each evaluation opponent (dice seeds 10,000,000 + i)."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["greedy"])
+    """Bots the learner is evaluated against."""
+    run_dir: str = "runs/td_2p"
+    """Where checkpoints, the evaluation log and exported models go."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 4:
+            raise ValueError(f"players must be 2..4, got {self.players}")
+        if not 0.0 <= self.lam <= 1.0:
+            raise ValueError(f"lam must be in [0, 1], got {self.lam}")
+        if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
+            raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
+        for name in ("iterations", "games", "epochs", "batch_size"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+
+
+EVAL_SEED = 10_000_000
+
+
+def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
+    """λ-returns of one seat's turns: ``values[t]`` estimates the outcome after turn ``t``.
+
+    The last turn's return is ``reward``; earlier ones mix the next turn's value and return.
+    """
+    out = np.empty(len(values), dtype=np.float64)
+    g = float(reward)
+    for t in range(len(values) - 1, -1, -1):
+        out[t] = g
+        g = (1.0 - lam) * float(values[t]) + lam * g
+    return out
+
+
+def final_rewards(scores: list[int], margin_coef: float) -> list[float]:
+    """Every seat's reward from its own point of view: rank reward plus the margin term."""
+    out = []
+    for p, own in enumerate(scores):
+        others = scores[:p] + scores[p + 1 :]
+        rank = (sum(o < own for o in others) - sum(o > own for o in others)) / len(others)
+        out.append(rank + margin_coef * (own - max(others)) / 50.0)
+    return out
+
+
+def placement_index(before: Game, after: Game, seat: int) -> int:
+    """The network output of the placement ``seat``'s turn ended with (a circle set or a cross-out)."""
+    done = after.circled[seat] & ~before.circled[seat]
+    if done:
+        return SET_INDEX[done]
+    crossed = after.crossed[seat] & ~before.crossed[seat]
+    return NUM_SETS + (int(crossed).bit_length() - 1) // 5
+
+
+def play_games(
+    net: ValueNet, cfg: TDConfig, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    """Self-play ``cfg.games`` games; returns positions, placement indices, λ-returns and stats."""
+    learner = ValueBot(net)
+    greedy, random_bot = make("greedy"), make("random", seed=int(rng.integers(1 << 31)))
+    xs: list[np.ndarray] = []
+    acts: list[int] = []
+    rets: list[float] = []
+    learner_games = 0
+    for _ in range(cfg.games):
+        game = Game.new(cfg.players, rng=np.random.default_rng(int(rng.integers(1 << 62))))
+        seats: list[Any] = []
+        for s in range(cfg.players):
+            u = rng.random()
+            seats.append(
+                greedy if s and u < cfg.opp_greedy else random_bot if s and u < cfg.opp_greedy + cfg.opp_random else None
+            )
+        order = rng.permutation(cfg.players)  # the learner's guaranteed seat is drawn every game
+        seats = [seats[i] for i in order]
+        turns: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in range(cfg.players)]
+        while not game.over:
+            p = game.current
+            if seats[p] is not None:
+                game.step(seats[p].act_game(game))
+                continue
+            start = game.clone()
+            ctx = learner.context(game)
+            x = net.layout.position(encode(game, p)[None])[0]
+            while True:  # the learner's whole turn
+                game.step(learner.act_game(game))
+                if game.over or game.current != p or (game.phase == REROLL and game.rolls_left == 2):
+                    break
+            a = placement_index(start, game, p)
+            turns[p].append((x, a, float(ctx.values[a])))
+        rewards = final_rewards(game.scores(), cfg.margin_coef)
+        for p in range(cfg.players):
+            if seats[p] is not None or not turns[p]:
+                continue
+            values = np.array([v for _, _, v in turns[p]])
+            g = lambda_returns(np.append(values[1:], 0.0), rewards[p], cfg.lam)
+            for (x, a, _), target in zip(turns[p], g):
+                xs.append(x)
+                acts.append(a)
+                rets.append(target)
+            learner_games += 1
+    stats = {"positions": len(acts), "learner_seats": learner_games}
+    return np.asarray(xs, np.float32), np.asarray(acts, np.int64), np.asarray(rets, np.float32), stats
+
+
+class TDTrainer:
+    """A TD(λ) run in ``cfg.run_dir``: build or resume, iterate, evaluate, export."""
+
+    def __init__(self, cfg: TDConfig) -> None:
+        import torch
+        from torch import nn
+
+        self.cfg = cfg
+        self.run_dir = Path(cfg.run_dir)
+        torch.manual_seed(cfg.seed)
+        size = observation_size(cfg.players)
+        layers: list[nn.Module] = []
+        width = size
+        for w in cfg.net_arch:
+            layers += [nn.Linear(width, w), nn.Tanh()]
+            width = w
+        layers.append(nn.Linear(width, NUM_SET_VALUES))
+        self.model = nn.Module()
+        self.model.values = nn.Sequential(*layers)
+        nn.init.zeros_(layers[-1].weight)
+        nn.init.zeros_(layers[-1].bias)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
+        self.iteration = 0
+        self.rng = np.random.default_rng(cfg.seed)
+        self.wall = 0.0
+        self.best = -float("inf")
+
+    # ------------------------------------------------------------------ state
+    def numpy_net(self) -> ValueNet:
+        state = {k: v.detach().cpu().numpy() for k, v in self.model.state_dict().items()}
+        return ValueNet.from_state(state, self.cfg.players)
+
+    def save(self) -> None:
+        import torch
+
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.run_dir / "latest.pt.tmp"
+        torch.save(
+            {
+                "model": self.model.state_dict(),
+                "opt": self.opt.state_dict(),
+                "iteration": self.iteration,
+                "rng": self.rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(),
+                "wall": self.wall,
+                "best": self.best,
+                "config": dataclasses.asdict(self.cfg),
+            },
+            tmp,
+        )
+        tmp.replace(self.run_dir / "latest.pt")
+        self.export(self.run_dir / "latest.npz", {})
+
+    def load(self) -> None:
+        import torch
+
+        data = torch.load(self.run_dir / "latest.pt", weights_only=False)
+        self.model.load_state_dict(data["model"])
+        self.opt.load_state_dict(data["opt"])
+        self.iteration, self.wall, self.best = data["iteration"], data["wall"], data["best"]
+        self.rng.bit_generator.state = data["rng"]
+        torch.set_rng_state(data["torch_rng"])
+
+    def export(self, path: Path, evaluation: dict[str, Any]) -> Path:
+        """The network as ``path`` (``.npz``) + card (``algo`` TD(λ), ``teacher`` none)."""
+        path = Path(path).with_suffix(".npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez_compressed(tmp, **self.numpy_net().state())
+        tmp.replace(path)
+        card = make_card(
+            self.cfg.players,
+            algo="TD(lambda)",
+            config=dataclasses.asdict(self.cfg),
+            steps=self.iteration * self.cfg.games,
+            wall_time_s=self.wall,
+            evaluation=evaluation,
+            extra={"teacher": "none", "bot": "td", "steps_unit": "games"},
+        )
+        write_card(path, card)
+        return path
+
+    # ------------------------------------------------------------- one step
+    def fit(self, xs: np.ndarray, acts: np.ndarray, rets: np.ndarray) -> float:
+        import torch
+
+        n = len(acts)
+        x, a, g = torch.as_tensor(xs), torch.as_tensor(acts), torch.as_tensor(rets)
+        losses = []
+        for _ in range(self.cfg.epochs):
+            perm = torch.as_tensor(self.rng.permutation(n))
+            for i in range(0, n, self.cfg.batch_size):
+                idx = perm[i : i + self.cfg.batch_size]
+                pred = self.model.values(x[idx]).gather(1, a[idx, None])[:, 0]
+                loss = torch.mean((pred - g[idx]) ** 2)
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                losses.append(loss.item())
+        return float(np.mean(losses))
+
+    def evaluate(self) -> dict[str, Any]:
+        from shelfie_env.arena import run_arena
+
+        bot = ValueBot(self.numpy_net())
+        rec: dict[str, Any] = {"iteration": self.iteration, "games_played": self.iteration * self.cfg.games}
+        rec["wall_s"] = round(self.wall, 1)
+        for opp in self.cfg.eval_opponents:
+            res = run_arena(["td", opp], 2, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False, bots={"td": bot})
+            pair = res["pairings"][0]
+            rec[opp] = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")}
+        return rec
+
+    def run(self, resume: bool = False, log: Any = print) -> Path:
+        import torch
+
+        torch.set_num_threads(1)
+        if resume:
+            self.load()
+            log(f"[td] resumed {self.run_dir} at iteration {self.iteration}")
+        elif (self.run_dir / "latest.pt").exists():
+            raise FileExistsError(f"{self.run_dir} already holds a run; resume it or choose another run_dir")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
+        while self.iteration < self.cfg.iterations:
+            t0 = time.time()
+            xs, acts, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
+            t1 = time.time()
+            loss = self.fit(xs, acts, rets)
+            self.iteration += 1
+            self.wall += time.time() - t0
+            log(
+                f"[td] iteration {self.iteration}: {stats['positions']} positions "
+                f"({self.cfg.games / (t1 - t0):.1f} games/s), loss {loss:.4f}, {self.wall:.0f}s"
+            )
+            if self.cfg.eval_every and self.iteration % self.cfg.eval_every == 0:
+                rec = self.evaluate()
+                with (self.run_dir / "eval.jsonl").open("a") as f:
+                    f.write(json.dumps(rec) + "\n")
+                key = rec[self.cfg.eval_opponents[0]]["win_rate"]
+                log(f"[td] eval at {rec['games_played']} games: " + ", ".join(
+                    f"{o} {rec[o]['win_rate']:.3f}" for o in self.cfg.eval_opponents))
+                if key > self.best:
+                    self.best = key
+                    self.export(self.run_dir / "best.npz", {"periodic": rec})
+            self.save()
+        return self.run_dir
+
+
+def add_arguments(parser: Any) -> None:
+    """One flag per :class:`TDConfig` field, plus ``--config`` (a preset or a TOML/JSON file) and ``--resume``."""
+    from shelfie_env.train.config import preset_names
+
+    parser.add_argument("--config", help=f"a preset ({', '.join(preset_names())}) or a TOML/JSON file")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir exactly")
+    defaults = TDConfig()
+    for f in dataclasses.fields(TDConfig):
+        default = getattr(defaults, f.name)
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(default, list):
+            kind = int if f.name == "net_arch" else str
+            parser.add_argument(flag, dest=f.name, type=kind, nargs="+", default=None)
+        else:
+            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=f"(default {default})")
+
+
+def run(args: Any) -> int:
+    """Entry point of ``shelfie train-td``."""
+    import sys
+
+    from shelfie_env.train.config import read_config
+
+    try:
+        data: dict[str, Any] = {}
+        if args.resume:
+            path = Path(args.run_dir or TDConfig.run_dir) / "config.json"
+            if not path.is_file():
+                raise FileNotFoundError(f"--resume: no {path}")
+            data.update(json.loads(path.read_text()))
+        if args.config:
+            data.update(read_config(args.config))
+        data.pop("algo", None)
+        data.update({f.name: getattr(args, f.name) for f in dataclasses.fields(TDConfig) if getattr(args, f.name) is not None})
+        unknown = sorted(set(data) - {f.name for f in dataclasses.fields(TDConfig)})
+        if unknown:
+            raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
+        cfg = TDConfig(**data)
+        TDTrainer(cfg).run(resume=args.resume, log=lambda s: print(s, flush=True))
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        print(f"shelfie train-td: {exc}", file=sys.stderr)
+        return 2
+    return 0

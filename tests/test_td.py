@@ -1,0 +1,104 @@
+"""TD(λ) self-play: λ-returns, rewards from each seat's point of view, the value bot, a smoke run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shelfie_env import bots
+from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS
+from shelfie_env.bots.learned.value import SET_INDEX, ValueBot, ValueNet
+from shelfie_env.game.actions import circle_action, cross_action
+from shelfie_env.game.engine import Game
+
+from .conftest import assert_plays_legally
+
+torch = pytest.importorskip("torch")
+td = pytest.importorskip("shelfie_env.train.td")
+
+
+def test_lambda_returns_on_hand_built_cases():
+    values = np.array([0.2, -0.4, 0.6])  # after turns 0, 1, 2; the game ends after turn 2
+    assert td.lambda_returns(values, 1.0, lam=1.0).tolist() == [1.0, 1.0, 1.0]  # Monte Carlo
+    # one-step TD: each turn's target is the next turn's value; the last turn's the reward
+    assert td.lambda_returns(values, 1.0, lam=0.0).tolist() == pytest.approx([-0.4, 0.6, 1.0])
+    # λ = 0.5: G2 = R, G1 = 0.5 V2 + 0.5 G2, G0 = 0.5 V1 + 0.5 G1
+    g2 = 1.0
+    g1 = 0.5 * 0.6 + 0.5 * g2
+    g0 = 0.5 * -0.4 + 0.5 * g1
+    assert td.lambda_returns(values, 1.0, lam=0.5).tolist() == pytest.approx([g0, g1, g2])
+    assert td.lambda_returns(np.array([0.3]), -1.0, lam=0.7).tolist() == [-1.0]  # one turn: the reward
+
+
+def test_final_rewards_are_from_each_seats_point_of_view():
+    assert td.final_rewards([50, 40], margin_coef=0.0) == [1.0, -1.0]
+    assert td.final_rewards([40, 40], margin_coef=0.0) == [0.0, 0.0]
+    r = td.final_rewards([60, 35], margin_coef=0.1)
+    assert r == pytest.approx([1.0 + 0.1 * 25 / 50, -1.0 - 0.1 * 25 / 50])
+    three = td.final_rewards([30, 50, 40], margin_coef=0.0)
+    assert three == pytest.approx([-1.0, 1.0, 0.0])
+
+
+def test_placement_index_names_the_set_or_the_crossed_row():
+    g = Game.from_dict(
+        {
+            "num_players": 2,
+            "points": [[1, 2, 3, 5, 8]] * 5,
+            "boards": [[[0] * 5 for _ in range(5)] for _ in range(2)],
+            "current_player": 0,
+            "phase": "circle",
+            "dice": [0, 0, 1, 3, 4, 4],
+            "spent": [False] * 6,
+            "rolls_left": 0,
+            "circles_this_turn": 0,
+            "end_triggered": False,
+        }
+    )
+    start = g.clone()
+    g.step(circle_action(0, 1))  # two plants: plant #2
+    g.step(circle_action(4, 1))  # two cats: cat #2
+    assert td.placement_index(start, g, 0) == SET_INDEX[(1 << 1) | (1 << 21)]
+    crossed = start.clone()
+    crossed.circled[0] = 0
+    after = crossed.clone()
+    after.crossed[0] |= 0b11111 << 10  # row 2 (books) crossed out
+    assert td.placement_index(crossed, after, 0) == NUM_SETS + 2
+    assert cross_action(2) == 117
+
+
+def _random_net(seed: int = 0) -> ValueNet:
+    rng = np.random.default_rng(seed)
+    return ValueNet([(rng.normal(size=(186, 16)) * 0.1, np.zeros(16)), (rng.normal(size=(16, NUM_SET_VALUES)), np.zeros(NUM_SET_VALUES))], 2)
+
+
+def test_value_bot_plays_legally_and_follows_its_values():
+    bot = ValueBot(_random_net())
+    assert_plays_legally(bot, seed=3, via_state=False)
+    # a network that loves one cell: the bot circles it whenever the dice allow
+    w = np.zeros((186, NUM_SET_VALUES))
+    b = np.full(NUM_SET_VALUES, -1.0)
+    b[SET_INDEX[1 << 0]] = 5.0  # plant #1 alone
+    fan = ValueBot(ValueNet([(w, b)], 2))
+    g = Game.new(2, rng=1)
+    g.phase, g.rolls_left = 1, 0  # circle phase with the first roll
+    g.dice = [0, 1, 2, 3, 4, 5]
+    g.spent = [False] * 6
+    assert fan.act_game(g) == circle_action(0, 0)
+
+
+def test_td_smoke_run_writes_a_playable_card_and_resumes_exactly(tmp_path):
+    cfg = td.TDConfig(iterations=2, games=4, eval_every=2, eval_games=4, net_arch=[16], run_dir=str(tmp_path / "r"))
+    td.TDTrainer(cfg).run(log=lambda s: None)
+    bot = bots.make("td", path=str(tmp_path / "r" / "best.npz"))
+    assert bot.card["teacher"] == "none" and bot.card["algo"] == "TD(lambda)" and bot.num_players == 2
+    assert_plays_legally(bot, seed=5, via_state=False)
+    # two more iterations by resuming equal two more in one go
+    longer = td.TDConfig(**{**cfg.__dict__, "iterations": 4, "run_dir": str(tmp_path / "one")})
+    td.TDTrainer(longer).run(log=lambda s: None)
+    resumed = td.TDConfig(**{**cfg.__dict__, "iterations": 4})
+    td.TDTrainer(resumed).run(resume=True, log=lambda s: None)
+    a = np.load(tmp_path / "one" / "latest.npz")
+    b = np.load(tmp_path / "r" / "latest.npz")
+    assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    with pytest.raises(FileExistsError):
+        td.TDTrainer(cfg).run(log=lambda s: None)
