@@ -102,3 +102,11 @@ def test_td_smoke_run_writes_a_playable_card_and_resumes_exactly(tmp_path):
     assert all(np.array_equal(a[k], b[k]) for k in a.files)
     with pytest.raises(FileExistsError):
         td.TDTrainer(cfg).run(log=lambda s: None)
+
+
+def test_games_split_over_workers_give_the_same_kind_of_data(tmp_path):
+    cfg = td.TDConfig(iterations=1, games=4, workers=2, eval_every=0, net_arch=[16], run_dir=str(tmp_path / "w"))
+    td.TDTrainer(cfg).run(log=lambda s: None)
+    assert (tmp_path / "w" / "latest.npz").is_file()
+    with pytest.raises(ValueError, match="workers"):
+        td.TDConfig(workers=0)

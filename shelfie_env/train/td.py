@@ -70,6 +70,8 @@ class TDConfig:
     """Minibatch of the fit."""
     seed: int = 0
     """Seed of the weights, the dice and the opponent draws."""
+    workers: int = 1
+    """Processes that play each iteration's games (1: in this process)."""
     eval_every: int = 10
     """Iterations between evaluations (0: none)."""
     eval_games: int = 200
@@ -86,7 +88,7 @@ class TDConfig:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
             raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
-        for name in ("iterations", "games", "epochs", "batch_size"):
+        for name in ("iterations", "games", "epochs", "batch_size", "workers"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
 
@@ -174,6 +176,28 @@ def play_games(
             learner_games += 1
     stats = {"positions": len(acts), "learner_seats": learner_games}
     return np.asarray(xs, np.float32), np.asarray(acts, np.int64), np.asarray(rets, np.float32), stats
+
+
+def _play_chunk(task: tuple[ValueNet, TDConfig, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    net, cfg, seed = task
+    return play_games(net, cfg, np.random.default_rng(seed))
+
+
+def play_parallel(
+    net: ValueNet, cfg: TDConfig, rng: np.random.Generator, pool: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    """:func:`play_games` split over ``cfg.workers`` processes (one seed per share, drawn from ``rng``)."""
+    shares = [cfg.games // cfg.workers + (k < cfg.games % cfg.workers) for k in range(cfg.workers)]
+    seeds = rng.integers(1 << 62, size=cfg.workers)
+    tasks = [(net, dataclasses.replace(cfg, games=n, workers=1), int(s)) for n, s in zip(shares, seeds) if n]
+    parts = pool.map(_play_chunk, tasks)
+    stats = {k: sum(p[3][k] for p in parts) for k in parts[0][3]}
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+        stats,
+    )
 
 
 class TDTrainer:
@@ -300,9 +324,25 @@ class TDTrainer:
             raise FileExistsError(f"{self.run_dir} already holds a run; resume it or choose another run_dir")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
+        pool = None
+        if self.cfg.workers > 1:
+            import multiprocessing as mp
+
+            pool = mp.get_context("spawn").Pool(self.cfg.workers)
+        try:
+            self._iterate(pool, log)
+        finally:
+            if pool is not None:
+                pool.close()
+        return self.run_dir
+
+    def _iterate(self, pool: Any, log: Any) -> None:
         while self.iteration < self.cfg.iterations:
             t0 = time.time()
-            xs, acts, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
+            if pool is None:
+                xs, acts, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
+            else:
+                xs, acts, rets, stats = play_parallel(self.numpy_net(), self.cfg, self.rng, pool)
             t1 = time.time()
             loss = self.fit(xs, acts, rets)
             self.iteration += 1
@@ -322,7 +362,6 @@ class TDTrainer:
                     self.best = key
                     self.export(self.run_dir / "best.npz", {"periodic": rec})
             self.save()
-        return self.run_dir
 
 
 def add_arguments(parser: Any) -> None:
