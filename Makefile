@@ -31,7 +31,7 @@ wheel-check: $(STAMP)
 	bash scripts/wheel_check.sh $(PYTHON)
 
 test: lint chromium wheel-check
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 serve: $(STAMP)
 	$(VENV)/bin/shelfie serve
