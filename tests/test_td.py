@@ -102,6 +102,10 @@ def test_td_smoke_run_writes_a_playable_card_and_resumes_exactly(tmp_path):
     assert all(np.array_equal(a[k], b[k]) for k in a.files)
     with pytest.raises(FileExistsError):
         td.TDTrainer(cfg).run(log=lambda s: None)
+    pytest.importorskip("matplotlib")
+    from shelfie_env.arena import plot_run
+
+    assert plot_run(tmp_path / "r").stat().st_size > 1000  # the curve over self-play games
 
 
 def test_games_split_over_workers_give_the_same_kind_of_data(tmp_path):

@@ -82,21 +82,21 @@ def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
     recs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     if not recs:
         raise ValueError(f"{log} holds no evaluations yet")
-    steps = [r["steps"] for r in recs]
+    xkey = "steps" if "steps" in recs[0] else "games_played"  # PPO runs count steps, TD runs games
+    steps = [r[xkey] for r in recs]
     fig, ax = plt.subplots(figsize=(7, 4))
     if "solo" in recs[0]:
         ax.plot(steps, [r["solo"]["mean_score"] for r in recs], marker=".", label="solo mean score")
         ax.set_ylabel("mean score")
     else:
-        for opp in ("greedy", "random"):
+        for opp in ("greedy", "planner", "random"):
             if opp in recs[0]:
+                ci = [r[opp].get("ci95") or r[opp]["win_ci95"] for r in recs]
                 ax.plot(steps, [r[opp]["win_rate"] for r in recs], marker=".", label=f"vs {opp}")
-                ax.fill_between(
-                    steps, [r[opp]["ci95"][0] for r in recs], [r[opp]["ci95"][1] for r in recs], alpha=0.2
-                )
+                ax.fill_between(steps, [c[0] for c in ci], [c[1] for c in ci], alpha=0.2)
         ax.set_ylabel("win rate (95% CI)")
         ax.set_ylim(0, 1)
-    ax.set_xlabel("learner steps")
+    ax.set_xlabel("learner steps" if xkey == "steps" else "self-play games")
     ax.set_title(f"Evaluation of {log.parent.name}")
     ax.grid(alpha=0.3)
     ax.legend()
