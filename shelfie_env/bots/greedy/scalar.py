@@ -14,8 +14,7 @@ Everything is measured with a *shelf potential* ``phi`` (higher is better):
   ``3 - k`` easiest free cells, damped per missing circle (0 if it can no longer
   reach 3).
 
-The free-cell weight differs by mode (``VERSUS_WEIGHTS``/``SOLO_WEIGHTS``, set by
-seeded arena runs): against rivals easy cells are circled early (lines get
+The free-cell weight differs by mode (``VERSUS_WEIGHTS``/``SOLO_WEIGHTS``): against rivals easy cells are circled early (lines get
 locked out), alone they are kept for later and the dice go to valuable cells.
 Completing a row or column of one's own is further rewarded by half of what the
 lockout takes from the rivals' potentials. In the last round (end triggered)
@@ -48,7 +47,7 @@ from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, N
 from shelfie_env.game.engine import CIRCLE, CROSS, REROLL, Game
 from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS, ScoreTable, transpose
 
-# (free-cell weight, per-circle damping of q); tuned by seeded arena runs:
+# (free-cell weight, per-circle damping of q):
 # with rivals, easy cells are worth circling now (lines get locked out), while
 # alone it pays to keep them free and spend the dice on the valuable cells.
 VERSUS_WEIGHTS = (0.6, 1.0)

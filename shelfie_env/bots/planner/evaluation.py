@@ -56,12 +56,7 @@ _PATTERN_BITS = ((np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1).astype(b
 
 @dataclass(frozen=True)
 class Weights:
-    """Parameters of the evaluation (``planner:threat=0.4`` sets one from a bot spec).
-
-    The 2-player defaults come from a joint CMA-ES search over ``hit``, ``threat``,
-    ``lockout``, ``rival_weight``, ``sigma`` and ``pace`` in arena games against
-    ``greedy``; the solo ones from solo runs (``docs/research.md``).
-    """
+    """Parameters of the evaluation (``planner:threat=0.4`` sets one from a bot spec; ``docs/planner.md``)."""
 
     hit: tuple[float, ...] = (0.109, 0.128, 0.146, 0.105, 0.027)
     """Per-turn chance that a free cell of column c (needs c+1 dice) gets circled."""
@@ -86,7 +81,7 @@ class Weights:
     """Turns-left estimate coefficients (see :func:`rounds_left_many`)."""
 
     solo_hit: tuple[float, ...] = (0.3, 0.2, 0.16, 0.115, 0.03)
-    """``hit`` in solo games, which last about twice as long (chosen by solo runs)."""
+    """``hit`` in solo games, which last about twice as long."""
     solo_pace: tuple[float, float, float, float] = (0.113, 0.913, -3.313, 0.0)
     """``pace`` in solo games (the end comes only from one's own shelf)."""
 
