@@ -456,13 +456,28 @@ def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | N
 
 
 # --------------------------------------------------------------------------- play setup
-def _load_bot(name: str, seed: int | None) -> Any:
+def _load_bot(spec: str, seed: int | None, players: int) -> Any:
+    """Build a bot from its spec (``ppo:path=runs/x/best.zip``) for a ``players`` table, or raise
+    ``ValueError`` saying why it cannot sit there."""
     from shelfie_env import bots
+    from shelfie_env.bots.spec import parse_spec
 
-    kwargs: dict[str, Any] = {}
+    name, kwargs = parse_spec(spec)
     if name == "random":
-        kwargs["seed"] = seed
-    return bots.make(name, **kwargs)
+        kwargs.setdefault("seed", seed)
+    if name == "ppo" and "path" not in kwargs:
+        kwargs.setdefault("num_players", players)
+    try:
+        bot = bots.make(name, **kwargs)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc).splitlines()[0]) from None
+    trained_for = getattr(bot, "num_players", players)
+    if trained_for != players:
+        raise ValueError(
+            f"it plays {trained_for}-player games and this table has {players} players; "
+            f"use --players {trained_for}, or another bot (greedy, planner)"
+        )
+    return bot
 
 
 def default_bot(num_players: int, out: TextIO) -> tuple[str, Any]:
@@ -485,7 +500,16 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     who = parser.add_mutually_exclusive_group()
     who.add_argument("--opponents", default=None, help="comma-separated bot names, e.g. greedy,random")
     who.add_argument(
-        "--bot", default=None, help="bot for every opponent seat (default: ppo if shipped, else greedy)"
+        "--opponent",
+        action="append",
+        metavar="SPEC",
+        default=None,
+        help="one opponent seat per flag, a bot spec with options, e.g. --opponent ppo:path=runs/x/best.zip",
+    )
+    who.add_argument(
+        "--bot",
+        default=None,
+        help="bot spec for every opponent seat, e.g. planner or ppo:path=my.npz (default: ppo if shipped, else greedy)",
     )
     parser.add_argument("--seat", type=int, default=1, help="your seat, 1-based (seat 1 starts; default 1)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the dice (and random bots)")
@@ -513,8 +537,9 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
 
         return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out)
     preloaded: Any = None  # the default bot, already loaded while choosing it
-    if args.opponents is not None:
-        names = [n.strip() for n in args.opponents.split(",") if n.strip()]
+    listed = getattr(args, "opponent", None)
+    if args.opponents is not None or listed:
+        names = listed or [n.strip() for n in args.opponents.split(",") if n.strip()]
         if not names:
             return _fail("--opponents needs at least one bot name, e.g. --opponents greedy")
         players = len(names) + 1
@@ -549,9 +574,9 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
             bot = preloaded  # deterministic policy: one instance can serve every seat
         else:
             try:
-                bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p)
-            except Exception as exc:
-                return _fail(f"cannot load bot {bot_name!r}: {exc}")
+                bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p, players)
+            except (ValueError, ImportError) as exc:
+                return _fail(f"bot {bot_name!r} cannot play this table: {exc}")
         seats.append(Seat(f"{bot_name} (player {p + 1})", bot, bot_name))
     game = Game.new(players, rng=args.seed)
     interactive = bool(getattr(inp, "isatty", lambda: False)())
