@@ -69,6 +69,11 @@ def markdown_files() -> list[Path]:
 
 def python_blocks(path: Path, root: Path = ROOT) -> list[Block]:
     """The fenced blocks of ``path`` whose language tag is Python (CommonMark fence rules)."""
+    return fenced_blocks(path, PYTHON_TAGS, root)
+
+
+def fenced_blocks(path: Path, tags: set[str], root: Path = ROOT) -> list[Block]:
+    """The fenced blocks of ``path`` whose language tag is one of ``tags``."""
     rel = path.relative_to(root).as_posix()
     lines = path.read_text(encoding="utf-8").splitlines()
     blocks: list[Block] = []
@@ -97,7 +102,7 @@ def python_blocks(path: Path, root: Path = ROOT) -> list[Block]:
             body.append(line[min(strip, indent) :])
             i += 1
         i += 1  # past the closing fence (or the end of the file: the block runs to it)
-        if words and words[0].lower() in PYTHON_TAGS:
+        if words and words[0].lower() in tags:
             source = textwrap.dedent("\n".join(body)) + "\n"
             blocks.append(Block(rel, start + 1, tuple(words[1:]), source))
     return blocks
@@ -169,3 +174,45 @@ def test_python_block(block: Block, tmp_path: Path) -> None:
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr)[-4000:]
         pytest.fail(f"{block.id}: exited with status {proc.returncode}\n{output}", pytrace=False)
+
+
+SHELL_TAGS = {"bash", "sh", "shell", "console"}
+
+
+def shelfie_commands() -> list[tuple[str, list[str]]]:
+    """Every ``shelfie ...`` command line of the docs' shell blocks, as ``(where, argv)``."""
+    import shlex
+
+    out = []
+    for f in markdown_files():
+        for block in fenced_blocks(f, SHELL_TAGS):
+            text = block.source.replace("\\\n", " ")
+            for k, line in enumerate(text.splitlines()):
+                words = shlex.split(line, comments=True)
+                if not words or not (words[0] == "shelfie" or words[0].endswith("/shelfie")):
+                    continue
+                if any(w in ("|", "&&", ";", ">", "<") or "$" in w for w in words):
+                    continue
+                out.append((f"{block.id}+{k + 1}", words[1:]))
+    return out
+
+
+COMMANDS = shelfie_commands()
+
+
+def test_the_docs_show_shelfie_commands() -> None:
+    assert len(COMMANDS) > 20
+
+
+@pytest.mark.parametrize("argv", [a for _, a in COMMANDS], ids=[w for w, _ in COMMANDS])
+def test_shelfie_command_in_the_docs_parses(argv: list[str]) -> None:
+    """Every documented ``shelfie`` command names a real subcommand with real flags (parsed, not run)."""
+    from shelfie_env import cli
+
+    command = next((w for w in argv if not w.startswith("-")), None)
+    parser = cli.build_parser(command if command in cli.LAZY_COMMANDS else None)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        pytest.fail(f"shelfie {' '.join(argv)}: argparse refused it (exit {exc.code})")
+    assert getattr(args, "_run", None) is not None or argv[:1] in (["--help"], ["-h"])
