@@ -57,7 +57,7 @@ PettingZoo's ``AssertOutOfBoundsWrapper`` (``AssertionError``) in ``env()``.
 ## Starting positions and seeds
 
 ``reset(seed=s)`` seeds the dice generator; ``reset()`` continues with the
-current one. ``reset(options={"state": state})`` starts from a SPEC §6 state
+current one. ``reset(options={"state": state})`` starts from a state dict
 dict (validated; a malformed state raises ``ValueError`` naming the field).
 ``env.unwrapped.state_dict()`` returns the current state in that form; it
 round-trips through ``reset(options={"state": ...})``. A state whose phase is
@@ -75,7 +75,7 @@ terminal) after every step and on request.
 * v0: Initial release (shelfie-env 0.1.0), observation layout version 1.
 * v0, shelfie-env 0.2.0: observation layout version 2 (a one-hot of the
   observer's own seat appended, ``63n+60`` values). The module keeps its name,
-  which SPEC §6 fixes; model cards record the layout version, and checkpoints
+  which is part of the interface; model cards record the layout version, and checkpoints
   trained on version 1 are refused at load time.
 """
 

@@ -1,4 +1,4 @@
-"""Numba kernels of the batched engine (SPEC §1-5 over N games at once).
+"""Numba kernels of the batched engine (the rules of docs/rules.md over N games at once).
 
 Every game is one row of an ``int32`` state array ``S`` of shape ``(N, WIDTH)``
 (column constants below); legal masks live in a ``bool`` array ``M`` of shape

@@ -307,11 +307,11 @@ class BatchedGame:
         return g
 
     def to_dict(self, i: int) -> dict[str, Any]:
-        """SPEC §6 state dict of game ``i`` (with "scores", like ``Game.to_dict``)."""
+        """The state dict of game ``i`` (with "scores", like ``Game.to_dict``)."""
         return self.to_game(i).to_dict()
 
     def load(self, i: int, state: Game | Mapping[str, Any]) -> None:
-        """Put a position (a :class:`Game` or a validated SPEC §6 dict) into game ``i``."""
+        """Put a position (a :class:`Game` or a validated state dict) into game ``i``."""
         g = state if isinstance(state, Game) else Game.from_dict(state)
         if g.num_players != self.num_players:
             raise ValueError(

@@ -1,4 +1,4 @@
-"""Bots: anything with ``act(state: dict) -> int`` (SPEC §6 state in, legal action out).
+"""Bots: anything with ``act(state: dict) -> int`` (state dict in, legal action out).
 
 ``make(name, **kwargs)`` builds a registered bot; ``register(name, factory)``
 adds one. Bots may also offer ``act_game(game)`` taking a live

@@ -233,7 +233,7 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def state_dict(self) -> dict[str, Any]:
-        """The current SPEC §6 state (JSON-compatible); ``reset(options={"state": ...})`` takes it back."""
+        """The current state dict (JSON-compatible, docs/rules.md); ``reset(options={"state": ...})`` takes it back."""
         if self.game is None:
             raise RuntimeError("call reset() before state_dict()")
         return self.game.to_dict()

@@ -1,7 +1,7 @@
 """Single-agent Gymnasium envs: ``shelfie/Solo-v0`` and ``shelfie/Versus-v0``.
 
 Both observe the flat float32 vector of :mod:`shelfie_env.envs.observation` from the
-learner's seat, take ``Discrete(120)`` actions (SPEC §6) and expose the legal
+learner's seat, take ``Discrete(120)`` actions (docs/rules.md) and expose the legal
 actions three ways: ``env.action_masks()`` (bool, the method sb3-contrib's
 ``MaskablePPO`` looks for), ``info["action_mask"]`` (int8) and
 ``env.action_space.sample()``, which draws a *legal* action for the current
@@ -163,7 +163,7 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         return info
 
     def state_dict(self) -> dict[str, Any]:
-        """The current SPEC §6 state; ``reset(options={"state": ...})`` takes it back."""
+        """The current state dict (docs/rules.md); ``reset(options={"state": ...})`` takes it back."""
         if self.game is None:
             raise RuntimeError("call reset() before state_dict()")
         return self.game.to_dict()

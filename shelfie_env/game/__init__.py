@@ -1,6 +1,6 @@
 """The rules of the game: pure Python and numpy, no RL framework.
 
-:class:`Game` is the engine (one explicit dice generator, SPEC-exact
+:class:`Game` is the engine (one explicit dice generator, exact
 transitions, the JSON state dict); :mod:`~shelfie_env.game.actions` names the
 120 action ids; :mod:`~shelfie_env.game.scoring` scores shelves;
 :mod:`~shelfie_env.game.state_validation` checks a state dict field by field;

@@ -1,4 +1,4 @@
-"""Action ids of SPEC §6 and their readable names.
+"""The action ids (docs/rules.md) and their readable names.
 
 The action space is ``Discrete(120)`` in every phase:
 

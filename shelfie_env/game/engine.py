@@ -1,4 +1,4 @@
-"""The rules engine of My Shelfie: The Dice Game (SPEC §1-5).
+"""The rules engine of My Shelfie: The Dice Game.
 
 Pure Python (plus numpy's ``Generator`` for the dice): nothing here imports
 gymnasium, pettingzoo or torch. A :class:`Game` is one mutable game; every
@@ -420,7 +420,7 @@ class Game:
 
     # --------------------------------------------------------------- (de)serialise
     def to_dict(self) -> dict[str, Any]:
-        """The SPEC §6 state dict (JSON-compatible)."""
+        """The state dict (JSON-compatible, docs/rules.md)."""
         return {
             "num_players": self.num_players,
             "points": [list(row) for row in self.table.points],
@@ -437,7 +437,7 @@ class Game:
 
     @classmethod
     def from_dict(cls, state: Mapping[str, Any], rng: DiceSource | int | None = None) -> Game:
-        """Build a game from a SPEC §6 state dict, validating every field.
+        """Build a game from a state dict (docs/rules.md), validating every field.
 
         Raises :class:`InvalidStateError` (a ``ValueError``) naming the field of
         a malformed or impossible state.

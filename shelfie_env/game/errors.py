@@ -19,7 +19,7 @@ class IllegalActionError(ValueError):
 class InvalidStateError(ValueError):
     """A state dict that is malformed or describes an impossible position.
 
-    ``field`` names the offending key of the SPEC §6 state dict.
+    ``field`` names the offending key of the state dict (docs/rules.md).
     """
 
     def __init__(self, field: str, message: str) -> None:

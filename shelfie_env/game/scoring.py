@@ -1,4 +1,4 @@
-"""Points tables and scoring (SPEC §1 and §5) on 25-bit shelf masks.
+"""Points tables and scoring (docs/rules.md) on 25-bit shelf masks.
 
 A shelf is stored as two ints: ``circled`` and ``crossed``; bit ``5*r + c`` is
 the cell of row ``r`` (symbol) and column ``c`` (needs ``c + 1`` dice).

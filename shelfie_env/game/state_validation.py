@@ -1,4 +1,4 @@
-"""Field-by-field validation of SPEC §6 state dicts."""
+"""Field-by-field validation of state dicts (docs/rules.md)."""
 
 from __future__ import annotations
 

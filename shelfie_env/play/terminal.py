@@ -99,7 +99,7 @@ def canonical_reroll(dice: Sequence[int], positions: Sequence[int]) -> int:
     """The canonical reroll id for rerolling the dice at 0-based ``positions``.
 
     Only how many dice of each face are rerolled matters; within a run of equal
-    faces the highest positions are the ones marked (SPEC §6).
+    faces the highest positions are the ones marked (docs/rules.md).
     """
     wanted = [0] * 6
     for p in positions:

@@ -10,7 +10,7 @@ Opponent schedule (per opponent seat, drawn again at every episode start):
   network) and the pool keeps the newest ``pool_size``.
 
 The learner's seat is uniform over the seats at every reset. Rewards are the
-learner's own: the rank reward of SPEC §6 at game end (+1 / -1 / 0 for two
+learner's own: the rank reward at game end (+1 / -1 / 0 for two
 players) plus the documented score-margin shaping; solo games reward the
 change of the learner's score.
 """

@@ -364,7 +364,7 @@ class GreedyBot:
         return action
 
     def act(self, state: dict[str, Any]) -> int:
-        """Action for ``state["current_player"]`` of a SPEC §6 state dict."""
+        """Action for ``state["current_player"]`` of a state dict (docs/rules.md)."""
         return self.act_game(Game.from_dict(state))
 
 

@@ -1,6 +1,6 @@
 """Move hints: the planner's best actions with their values and a short reason.
 
-``hint(state, k=3)`` takes a SPEC §6 state dict (or a live
+``hint(state, k=3)`` takes a state dict (or a live
 :class:`~shelfie_env.game.engine.Game`) and returns the ``k`` legal actions of
 highest planner value, best first::
 

@@ -46,7 +46,7 @@ def line_points(points: tuple[tuple[int, ...], ...]) -> np.ndarray:
 
 
 def line_scores(points: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """``(10, 32)``: score of each line for each 5-bit circled pattern (SPEC §5)."""
+    """``(10, 32)``: score of each line for each 5-bit circled pattern."""
     pts = line_points(points)
     bits = (np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1  # (32, 5)
     raw = pts @ bits.T  # (10, 32)

@@ -147,7 +147,7 @@ class GameService:
 
         Returns the first view (with the bots' opening moves, if any) plus
         ``tokens`` and ``links``: one secret per human seat (shown only here).
-        ``seed`` fixes the dice and ``state`` (a SPEC §6 dict) the starting
+        ``seed`` fixes the dice and ``state`` (a state dict, docs/rules.md) the starting
         position; both are for Python callers (tests, tools), not the HTTP API.
         """
         if not isinstance(spec, dict):

@@ -67,7 +67,7 @@ const Shelfie = (() => {
     return data;
   }
 
-  /** Canonical reroll id (SPEC §6) for ``counts[face]`` dice of each face picked from the sorted ``dice``:
+  /** Canonical reroll id (docs/rules.md) for ``counts[face]`` dice of each face picked from the sorted ``dice``:
       among dice showing the same face, the highest positions are the ones rerolled. */
   function rerollId(dice, counts) {
     let id = 0;
