@@ -30,6 +30,12 @@ def test_lambda_returns_on_hand_built_cases():
     assert td.lambda_returns(np.array([0.3]), -1.0, lam=0.7).tolist() == [-1.0]  # one turn: the reward
 
 
+def test_each_turns_target_is_built_from_the_next_turns_value():
+    turns = [(None, 3, 0.2), (None, 7, -0.4), (None, 1, 0.6)]
+    assert td.turn_targets(turns, 1.0, lam=0.0).tolist() == pytest.approx([-0.4, 0.6, 1.0])
+    assert td.turn_targets(turns, -1.0, lam=1.0).tolist() == [-1.0, -1.0, -1.0]
+
+
 def test_final_rewards_are_from_each_seats_point_of_view():
     assert td.final_rewards([50, 40], margin_coef=0.0) == [1.0, -1.0]
     assert td.final_rewards([40, 40], margin_coef=0.0) == [0.0, 0.0]

@@ -109,6 +109,11 @@ def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
     return out
 
 
+def turn_targets(turns: list[tuple[Any, int, float]], reward: float, lam: float) -> np.ndarray:
+    """The λ-return targets of one seat's turns ``(position, placement, value)``, in order."""
+    return lambda_returns(np.array([v for _, _, v in turns]), reward, lam)
+
+
 def final_rewards(scores: list[int], margin_coef: float) -> list[float]:
     """Every seat's reward from its own point of view: rank reward plus the margin term."""
     out = []
@@ -167,9 +172,7 @@ def play_games(
         for p in range(cfg.players):
             if seats[p] is not None or not turns[p]:
                 continue
-            values = np.array([v for _, _, v in turns[p]])
-            g = lambda_returns(np.append(values[1:], 0.0), rewards[p], cfg.lam)
-            for (x, a, _), target in zip(turns[p], g):
+            for (x, a, _), target in zip(turns[p], turn_targets(turns[p], rewards[p], cfg.lam)):
                 xs.append(x)
                 acts.append(a)
                 rets.append(target)
