@@ -454,3 +454,15 @@ def test_the_selftaught_recipe_reads_no_teacher_data(tmp_path, monkeypatch):
     card = load_card(tmp_path / "runs" / "s" / "latest.zip", num_players=2)
     assert card["teacher"] == "none" and card["preset"] == "selftaught_2p"
     assert not (tmp_path / "runs" / "teacher").exists() and not (tmp_path / "runs" / "s" / "bc.json").exists()
+
+
+def test_the_training_guide_documents_every_config_field():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text()
+    for f in dataclasses.fields(TrainConfig):
+        default = getattr(TrainConfig(), f.name)
+        shown = str(default).lower() if isinstance(default, bool) else str(default)
+        assert f"| `{f.name}` |" in guide, f.name
+        row = next(line for line in guide.splitlines() if line.startswith(f"| `{f.name}` |"))
+        assert shown.replace(" ", "") in row.replace(" ", "").replace("_", ""), (f.name, row)
