@@ -120,3 +120,32 @@ def test_games_split_over_workers_give_the_same_kind_of_data(tmp_path):
     assert (tmp_path / "w" / "latest.npz").is_file()
     with pytest.raises(ValueError, match="workers"):
         td.TDConfig(workers=0)
+
+
+def test_the_td_recipe_reads_no_teacher_and_no_hand_written_value(tmp_path, monkeypatch):
+    """``td_2p``: random weights, and the planner's evaluation is never built (only its search runs)."""
+    from shelfie_env.bots.planner import evaluation
+    from shelfie_env.train.config import read_config
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the planner's hand-written evaluation was used")
+
+    monkeypatch.setattr(evaluation.Context, "__init__", refuse)
+    data = {k: v for k, v in read_config("td_2p").items() if k != "algo"}
+    assert data["value_net"] == "afterstate" and "init_from" not in data
+    cfg = td.TDConfig(**{**data, "iterations": 1, "games": 6, "eval_every": 0, "run_dir": str(tmp_path / "t")})
+    td.TDTrainer(cfg).run(log=lambda s: None)
+    bot = bots.make("td", path=str(tmp_path / "t" / "latest.npz"))
+    assert bot.card["teacher"] == "none" and bot.card["value_net"] == "afterstate"
+    assert_plays_legally(bot, seed=4, via_state=False)
+
+
+def test_placement_networks_still_train_and_play(tmp_path):
+    cfg = td.TDConfig(
+        iterations=1, games=4, eval_every=0, value_net="placements", net_arch=[16], run_dir=str(tmp_path / "p")
+    )
+    td.TDTrainer(cfg).run(log=lambda s: None)
+    bot = bots.make("td", path=str(tmp_path / "p" / "latest.npz"))
+    assert isinstance(bot.net, ValueNet)
+    with pytest.raises(ValueError, match="value_net"):
+        td.TDConfig(value_net="board")

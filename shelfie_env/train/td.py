@@ -25,9 +25,12 @@ their cards, playable as ``td:path=...``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,11 +38,14 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.bots import make
+from shelfie_env.bots.learned.afterstate import AfterstateNet, feature_size
 from shelfie_env.bots.learned.card import make_card, write_card
 from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS
 from shelfie_env.bots.learned.value import SET_INDEX, ValueBot, ValueNet
 from shelfie_env.envs.observation import encode, observation_size
 from shelfie_env.game.engine import REROLL, Game
+
+VALUE_NETS = ("afterstate", "placements")
 
 
 @dataclass
@@ -60,6 +66,10 @@ class TDConfig:
     """Chance that an opponent seat is ``greedy`` in a game (else the learner itself)."""
     opp_random: float = 0.0
     """Chance that an opponent seat is ``random``."""
+    value_net: str = "afterstate"
+    """``afterstate``: one value per position a turn can end in, valued in one batched forward
+    (:mod:`~shelfie_env.bots.learned.afterstate`); ``placements``: one output per placement
+    from the turn-start position."""
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     """Hidden widths of the value network (``tanh``)."""
     learning_rate: float = 1e-3
@@ -88,6 +98,8 @@ class TDConfig:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
             raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
+        if self.value_net not in VALUE_NETS:
+            raise ValueError(f"value_net must be one of {', '.join(VALUE_NETS)}, got {self.value_net!r}")
         for name in ("iterations", "games", "epochs", "batch_size", "workers"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -133,8 +145,11 @@ def placement_index(before: Game, after: Game, seat: int) -> int:
     return NUM_SETS + (int(crossed).bit_length() - 1) // 5
 
 
+Net = ValueNet | AfterstateNet
+
+
 def play_games(
-    net: ValueNet, cfg: TDConfig, rng: np.random.Generator
+    net: Net, cfg: TDConfig, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
     """Self-play ``cfg.games`` games; returns positions, placement indices, λ-returns and stats."""
     learner = ValueBot(net)
@@ -142,14 +157,18 @@ def play_games(
     xs: list[np.ndarray] = []
     acts: list[int] = []
     rets: list[float] = []
-    learner_games = 0
+    learner_games = decisions = 0
     for _ in range(cfg.games):
         game = Game.new(cfg.players, rng=np.random.default_rng(int(rng.integers(1 << 62))))
         seats: list[Any] = []
         for s in range(cfg.players):
             u = rng.random()
             seats.append(
-                greedy if s and u < cfg.opp_greedy else random_bot if s and u < cfg.opp_greedy + cfg.opp_random else None
+                greedy
+                if s and u < cfg.opp_greedy
+                else random_bot
+                if s and u < cfg.opp_greedy + cfg.opp_random
+                else None
             )
         order = rng.permutation(cfg.players)  # the learner's guaranteed seat is drawn every game
         seats = [seats[i] for i in order]
@@ -161,33 +180,42 @@ def play_games(
                 continue
             start = game.clone()
             ctx = learner.context(game)
-            x = net.layout.position(encode(game, p)[None])[0]
+            x = net.layout.position(encode(game, p)[None])[0] if isinstance(net, ValueNet) else None
             while True:  # the learner's whole turn
                 game.step(learner.act_game(game))
+                decisions += 1
                 if game.over or game.current != p or (game.phase == REROLL and game.rolls_left == 2):
                     break
             a = placement_index(start, game, p)
+            if x is None:  # an after-state network fits the position the turn ended in
+                x, over = net.features_of(start, a)
+                if over:  # valued exactly, never fitted
+                    x = None
             turns[p].append((x, a, float(ctx.values[a])))
         rewards = final_rewards(game.scores(), cfg.margin_coef)
         for p in range(cfg.players):
             if seats[p] is not None or not turns[p]:
                 continue
             for (x, a, _), target in zip(turns[p], turn_targets(turns[p], rewards[p], cfg.lam)):
+                if x is None:
+                    continue
                 xs.append(x)
                 acts.append(a)
                 rets.append(target)
             learner_games += 1
-    stats = {"positions": len(acts), "learner_seats": learner_games}
+    stats = {"positions": len(acts), "learner_seats": learner_games, "decisions": decisions}
     return np.asarray(xs, np.float32), np.asarray(acts, np.int64), np.asarray(rets, np.float32), stats
 
 
-def _play_chunk(task: tuple[ValueNet, TDConfig, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+def _play_chunk(
+    task: tuple[Net, TDConfig, int],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
     net, cfg, seed = task
     return play_games(net, cfg, np.random.default_rng(seed))
 
 
 def play_parallel(
-    net: ValueNet, cfg: TDConfig, rng: np.random.Generator, pool: Any
+    net: Net, cfg: TDConfig, rng: np.random.Generator, pool: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
     """:func:`play_games` split over ``cfg.workers`` processes (one seed per share, drawn from ``rng``)."""
     shares = [cfg.games // cfg.workers + (k < cfg.games % cfg.workers) for k in range(cfg.workers)]
@@ -213,13 +241,14 @@ class TDTrainer:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         torch.manual_seed(cfg.seed)
-        size = observation_size(cfg.players)
+        after = cfg.value_net == "afterstate"
+        size = feature_size(cfg.players) if after else observation_size(cfg.players)
         layers: list[nn.Module] = []
         width = size
         for w in cfg.net_arch:
             layers += [nn.Linear(width, w), nn.Tanh()]
             width = w
-        layers.append(nn.Linear(width, NUM_SET_VALUES))
+        layers.append(nn.Linear(width, 1 if after else NUM_SET_VALUES))
         self.model = nn.Module()
         self.model.values = nn.Sequential(*layers)
         nn.init.zeros_(layers[-1].weight)
@@ -228,11 +257,14 @@ class TDTrainer:
         self.iteration = 0
         self.rng = np.random.default_rng(cfg.seed)
         self.wall = 0.0
+        self.decisions = 0
         self.best = -float("inf")
 
     # ------------------------------------------------------------------ state
-    def numpy_net(self) -> ValueNet:
+    def numpy_net(self) -> Net:
         state = {k: v.detach().cpu().numpy() for k, v in self.model.state_dict().items()}
+        if self.cfg.value_net == "afterstate":
+            return AfterstateNet.from_state(state, self.cfg.players, self.cfg.margin_coef)
         return ValueNet.from_state(state, self.cfg.players)
 
     def save(self) -> None:
@@ -248,6 +280,7 @@ class TDTrainer:
                 "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(),
                 "wall": self.wall,
+                "decisions": self.decisions,
                 "best": self.best,
                 "config": dataclasses.asdict(self.cfg),
             },
@@ -263,6 +296,7 @@ class TDTrainer:
         self.model.load_state_dict(data["model"])
         self.opt.load_state_dict(data["opt"])
         self.iteration, self.wall, self.best = data["iteration"], data["wall"], data["best"]
+        self.decisions = data.get("decisions", 0)
         self.rng.bit_generator.state = data["rng"]
         torch.set_rng_state(data["torch_rng"])
 
@@ -280,7 +314,7 @@ class TDTrainer:
             steps=self.iteration * self.cfg.games,
             wall_time_s=self.wall,
             evaluation=evaluation,
-            extra={"teacher": "none", "bot": "td", "steps_unit": "games"},
+            extra={"teacher": "none", "bot": "td", "steps_unit": "games", "value_net": self.cfg.value_net},
         )
         write_card(path, card)
         return path
@@ -296,7 +330,8 @@ class TDTrainer:
             perm = torch.as_tensor(self.rng.permutation(n))
             for i in range(0, n, self.cfg.batch_size):
                 idx = perm[i : i + self.cfg.batch_size]
-                pred = self.model.values(x[idx]).gather(1, a[idx, None])[:, 0]
+                out = self.model.values(x[idx])
+                pred = out[:, 0] if out.shape[1] == 1 else out.gather(1, a[idx, None])[:, 0]
                 loss = torch.mean((pred - g[idx]) ** 2)
                 self.opt.zero_grad()
                 loss.backward()
@@ -309,17 +344,22 @@ class TDTrainer:
 
         bot = ValueBot(self.numpy_net())
         rec: dict[str, Any] = {"iteration": self.iteration, "games_played": self.iteration * self.cfg.games}
+        rec["decisions"] = self.decisions
         rec["wall_s"] = round(self.wall, 1)
         for opp in self.cfg.eval_opponents:
-            res = run_arena(["td", opp], 2, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False, bots={"td": bot})
+            res = run_arena(
+                ["td", opp], 2, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False, bots={"td": bot}
+            )
             pair = res["pairings"][0]
-            rec[opp] = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")}
+            rec[opp] = {
+                k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")
+            }
         return rec
 
     def run(self, resume: bool = False, log: Any = print) -> Path:
-        import torch
+        """Play-and-fit until ``cfg.iterations``; checkpoints after every iteration."""
+        from threadpoolctl import threadpool_limits
 
-        torch.set_num_threads(1)
         if resume:
             self.load()
             log(f"[td] resumed {self.run_dir} at iteration {self.iteration}")
@@ -327,44 +367,63 @@ class TDTrainer:
             raise FileExistsError(f"{self.run_dir} already holds a run; resume it or choose another run_dir")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
-        pool = None
-        if self.cfg.workers > 1:
-            import multiprocessing as mp
-
-            pool = mp.get_context("spawn").Pool(self.cfg.workers)
-        try:
-            self._iterate(pool, log)
-        finally:
-            if pool is not None:
-                pool.close()
+        with threadpool_limits(1), self.workers() as pool:
+            while self.iteration < self.cfg.iterations:
+                self.step(pool, log)
         return self.run_dir
 
-    def _iterate(self, pool: Any, log: Any) -> None:
-        while self.iteration < self.cfg.iterations:
-            t0 = time.time()
-            if pool is None:
-                xs, acts, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
-            else:
-                xs, acts, rets, stats = play_parallel(self.numpy_net(), self.cfg, self.rng, pool)
-            t1 = time.time()
-            loss = self.fit(xs, acts, rets)
-            self.iteration += 1
-            self.wall += time.time() - t0
+    @contextlib.contextmanager
+    def workers(self) -> Iterator[Any]:
+        """The pool of ``cfg.workers`` self-play processes (``None`` for one), one BLAS thread each."""
+        import torch
+
+        torch.set_num_threads(1)
+        if self.cfg.workers == 1:
+            yield None
+            return
+        import multiprocessing as mp
+
+        # The workers read this when they import numpy: two BLAS threads per worker on a
+        # small machine cost more than they bring (the matrices are a few hundred rows).
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        pool = mp.get_context("spawn").Pool(self.cfg.workers)
+        try:
+            yield pool
+        finally:
+            pool.close()
+
+    def step(self, pool: Any = None, log: Any = print) -> dict[str, Any]:
+        """One iteration: play ``cfg.games`` games, fit, evaluate when due, checkpoint."""
+        t0 = time.time()
+        if pool is None:
+            xs, acts, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
+        else:
+            xs, acts, rets, stats = play_parallel(self.numpy_net(), self.cfg, self.rng, pool)
+        t1 = time.time()
+        loss = self.fit(xs, acts, rets)
+        self.iteration += 1
+        self.decisions += int(stats["decisions"])
+        self.wall += time.time() - t0
+        log(
+            f"[td] iteration {self.iteration}: {stats['positions']} positions "
+            f"({self.cfg.games / (t1 - t0):.1f} games/s, {stats['decisions'] / (t1 - t0):.0f} decisions/s), "
+            f"loss {loss:.4f}, {self.wall:.0f}s"
+        )
+        if self.cfg.eval_every and self.iteration % self.cfg.eval_every == 0:
+            rec = self.evaluate()
+            with (self.run_dir / "eval.jsonl").open("a") as f:
+                f.write(json.dumps(rec) + "\n")
+            key = rec[self.cfg.eval_opponents[0]]["win_rate"]
             log(
-                f"[td] iteration {self.iteration}: {stats['positions']} positions "
-                f"({self.cfg.games / (t1 - t0):.1f} games/s), loss {loss:.4f}, {self.wall:.0f}s"
+                f"[td] eval at {rec['games_played']} games: "
+                + ", ".join(f"{o} {rec[o]['win_rate']:.3f}" for o in self.cfg.eval_opponents)
             )
-            if self.cfg.eval_every and self.iteration % self.cfg.eval_every == 0:
-                rec = self.evaluate()
-                with (self.run_dir / "eval.jsonl").open("a") as f:
-                    f.write(json.dumps(rec) + "\n")
-                key = rec[self.cfg.eval_opponents[0]]["win_rate"]
-                log(f"[td] eval at {rec['games_played']} games: " + ", ".join(
-                    f"{o} {rec[o]['win_rate']:.3f}" for o in self.cfg.eval_opponents))
-                if key > self.best:
-                    self.best = key
-                    self.export(self.run_dir / "best.npz", {"periodic": rec})
-            self.save()
+            if key > self.best:
+                self.best = key
+                self.export(self.run_dir / "best.npz", {"periodic": rec})
+        self.save()
+        return {**stats, "loss": loss}
 
 
 def add_arguments(parser: Any) -> None:
@@ -381,7 +440,9 @@ def add_arguments(parser: Any) -> None:
             kind = int if f.name == "net_arch" else str
             parser.add_argument(flag, dest=f.name, type=kind, nargs="+", default=None)
         else:
-            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=f"(default {default})")
+            parser.add_argument(
+                flag, dest=f.name, type=type(default), default=None, help=f"(default {default})"
+            )
 
 
 def run(args: Any) -> int:
@@ -400,7 +461,13 @@ def run(args: Any) -> int:
         if args.config:
             data.update(read_config(args.config))
         data.pop("algo", None)
-        data.update({f.name: getattr(args, f.name) for f in dataclasses.fields(TDConfig) if getattr(args, f.name) is not None})
+        data.update(
+            {
+                f.name: getattr(args, f.name)
+                for f in dataclasses.fields(TDConfig)
+                if getattr(args, f.name) is not None
+            }
+        )
         unknown = sorted(set(data) - {f.name for f in dataclasses.fields(TDConfig)})
         if unknown:
             raise ValueError(f"unknown config field(s): {', '.join(unknown)}")

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_env.bots.learned.afterstate import AfterstateNet
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
 from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS, Layout
 from shelfie_env.bots.learned.policy import read_weights
@@ -113,7 +114,7 @@ class ValueBot:
 
     name = "td"
 
-    def __init__(self, net: ValueNet, card: dict[str, Any] | None = None) -> None:
+    def __init__(self, net: ValueNet | AfterstateNet, card: dict[str, Any] | None = None) -> None:
         self.net = net
         self.num_players = net.players
         self.card = card or {}
@@ -140,7 +141,11 @@ def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot
     """A :class:`ValueBot` from an exported ``.npz`` and its card."""
     card = load_card(path, num_players)
     try:
-        net = ValueNet.from_state(read_weights(path), card["num_players"])
+        state = read_weights(path)
+        if card.get("value_net") == "afterstate":
+            net: ValueNet | AfterstateNet = AfterstateNet.from_state(state, card["num_players"])
+        else:
+            net = ValueNet.from_state(state, card["num_players"])
     except (KeyError, ValueError) as exc:
         raise CheckpointMismatchError(f"{path}: not a placement-value model ({exc})") from None
     return ValueBot(net, card)
