@@ -14,6 +14,12 @@ with its most likely legal action.
 Learners:
 
 * ``maskable_ppo`` - sb3-contrib MaskablePPO, legal-action mask in training and play;
+* ``maskable_ppo_expect`` - the same with the expectimax policy head
+  (``shelfie_env.train.policy.ExpectHeadPolicy``): learned placement values,
+  rerolls by the exact expectation over the dice;
+* ``td`` - TD(lambda) on after-state values with the planner's exact search over
+  the dice (``shelfie_env.train.td``, the ``td_2p`` network and step sizes),
+  trained against the same opponent mix instead of itself;
 * ``a2c`` - SB3 A2C, which has no masks. In training an illegal action costs
   ``-0.1`` reward and leaves the position unchanged; the 10th illegal action in
   a row ends the game as a loss (-1). In play it takes the most likely legal
@@ -22,7 +28,11 @@ Learners:
 * ``random`` and ``greedy`` - the built-in bots, evaluated the same way
   (no training).
 
-Writes ``--out`` (default ``artifacts/benchmark.json``) and prints the Markdown table.
+Every ``--curve-every`` learner decisions the learner plays ``--curve-games``
+arena games against ``greedy`` (the same dice seeds): the learning curve, over
+decisions and training seconds. Writes ``--out`` (default
+``artifacts/benchmark.json``; rows of an existing file are kept unless a new run
+replaces them), ``--plot`` (the curves) and prints the Markdown table.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 EVAL_SEED = 20_000_000
 N_ENVS = 8
+LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td")
 
 
 class IllegalActionPenalty(gym.Wrapper):
@@ -77,7 +88,7 @@ class IllegalActionPenalty(gym.Wrapper):
         return self.env.step(action)
 
 
-def make_env(algo: str, seed: int, i: int):
+def make_env(algo: str, seed: int, i: int) -> Any:
     def thunk():
         from stable_baselines3.common.monitor import Monitor
 
@@ -90,23 +101,33 @@ def make_env(algo: str, seed: int, i: int):
     return thunk
 
 
-def train(algo: str, steps: int, seed: int) -> tuple[NumpyPolicy, float]:
+def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
+    """Train ``algo`` for ``steps`` learner decisions; returns its playing bot and training seconds."""
+    if algo == "td":
+        return train_td(steps, seed, curve)
     import torch
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(1)
     venv = DummyVecEnv([make_env(algo, seed, i) for i in range(N_ENVS)])
-    kw = {
+    kw: dict[str, Any] = {
         "policy_kwargs": {"net_arch": {"pi": [256, 256], "vf": [256, 256]}},
         "seed": seed,
         "device": "cpu",
         "gamma": 0.995,
     }
-    if algo == "maskable_ppo":
+    if algo in ("maskable_ppo", "maskable_ppo_expect"):
         from sb3_contrib import MaskablePPO
 
+        policy: Any = "MlpPolicy"
+        if algo == "maskable_ppo_expect":
+            from shelfie_env.train.policy import ExpectHeadPolicy
+
+            policy = ExpectHeadPolicy
+            kw["policy_kwargs"].update(players=2, set_arch=[256, 256])
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             venv,
             n_steps=256,
             batch_size=512,
@@ -121,11 +142,79 @@ def train(algo: str, steps: int, seed: int) -> tuple[NumpyPolicy, float]:
         model = A2C("MlpPolicy", venv, n_steps=16, learning_rate=3e-4, ent_coef=0.01, **kw)
     else:
         raise ValueError(f"unknown learner {algo!r}")
-    t0 = time.time()
-    model.learn(steps)
-    wall = time.time() - t0
+
+    class CurvePoints(BaseCallback):
+        def _on_step(self) -> bool:
+            if curve.due(self.num_timesteps):
+                curve.add(self.num_timesteps, PPOBot(NumpyPolicy.from_sb3(self.model.policy), 2))
+            return True
+
+    model.learn(steps, callback=CurvePoints())
+    wall = curve.train_s()
     venv.close()
-    return NumpyPolicy.from_sb3(model.policy), wall
+    policy_np = NumpyPolicy.from_sb3(model.policy)
+    curve.add(model.num_timesteps, PPOBot(policy_np, 2), final=True)
+    return policy_np, wall
+
+
+def train_td(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
+    """TD(lambda) with the ``td_2p`` network and step sizes, against the benchmark's opponent mix."""
+    import tempfile
+
+    from threadpoolctl import threadpool_limits
+
+    from shelfie_env.bots.learned.value import ValueBot
+    from shelfie_env.train.config import read_config
+    from shelfie_env.train.td import TDConfig, TDTrainer
+
+    recipe = {k: v for k, v in read_config("td_2p").items() if k not in ("algo", "eval_opponents")}
+    with tempfile.TemporaryDirectory() as tmp, threadpool_limits(1):
+        cfg = TDConfig(
+            **{**recipe, "seed": seed, "opp_greedy": 0.5, "opp_random": 0.5, "eval_every": 0, "run_dir": tmp}
+        )
+        trainer = TDTrainer(cfg)
+        with trainer.workers() as pool:
+            while trainer.decisions < steps:
+                trainer.step(pool, log=lambda s: None)
+                if curve.due(trainer.decisions):
+                    curve.add(trainer.decisions, ValueBot(trainer.numpy_net()))
+        wall = curve.train_s()
+        bot = ValueBot(trainer.numpy_net())
+    curve.add(trainer.decisions, bot, final=True)
+    return bot, wall
+
+
+class Curve:
+    """Learning-curve points: arena win rate against ``greedy`` every ``every`` decisions."""
+
+    def __init__(self, every: int, games: int) -> None:
+        self.every, self.games = every, games
+        self.points: list[dict[str, Any]] = []
+        self.next = every
+        self.start = time.time()
+        self.eval_s = 0.0
+
+    def due(self, decisions: int) -> bool:
+        return self.every > 0 and decisions >= self.next
+
+    def train_s(self) -> float:
+        """Seconds spent training so far (curve evaluations not counted)."""
+        return time.time() - self.start - self.eval_s
+
+    def add(self, decisions: int, bot: Any, final: bool = False) -> None:
+        if not final:
+            while self.next <= decisions:
+                self.next += self.every
+        elif self.points and self.points[-1]["decisions"] == decisions:
+            return
+        if self.games <= 0:
+            return
+        t0 = time.time()
+        train_s = self.train_s()
+        res = play(bot, "greedy", self.games)
+        self.eval_s += time.time() - t0
+        self.points.append({"decisions": int(decisions), "train_s": round(train_s, 1), "win_rate": res["win_rate"]})
+        print(json.dumps({"curve": self.points[-1]}), flush=True)
 
 
 class RawChoiceBot(PPOBot):
@@ -157,11 +246,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=200_000, help="learner decisions per training run")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
     parser.add_argument("--eval-games", type=int, default=1000, help="games against each evaluation opponent")
-    parser.add_argument("--algos", nargs="+", default=["maskable_ppo", "a2c"], help="learners to train")
+    parser.add_argument(
+        "--algos", nargs="+", default=list(LEARNERS), choices=LEARNERS, help="learners to train"
+    )
+    parser.add_argument("--curve-every", type=int, default=0, help="decisions between curve points (0: none)")
+    parser.add_argument("--curve-games", type=int, default=200, help="games against greedy at each curve point")
+    parser.add_argument("--plot", type=Path, help="write the learning curves here (PNG)")
     parser.add_argument(
         "--out", type=Path, default=Path("artifacts/benchmark.json"), help="results JSON (default artifacts/)"
     )
     args = parser.parse_args(argv)
+    if args.steps <= 0 or args.eval_games <= 0 or args.curve_every < 0:
+        parser.error("--steps and --eval-games must be positive, --curve-every >= 0")
 
     rows: list[dict[str, Any]] = []
     for name in ("random", "greedy"):
@@ -179,9 +275,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows[-1]), flush=True)
     for algo in args.algos:
         for seed in args.seeds:
-            policy, wall = train(algo, args.steps, seed)
-            modes = ["masked"] if algo == "maskable_ppo" else ["masked", "raw"]
+            curve = Curve(args.curve_every, args.curve_games)
+            learned, wall = train(algo, args.steps, seed, curve)
+            modes = ["raw", "masked"] if algo == "a2c" else ["masked"]
             for mode in modes:
+                if algo == "td":
+                    bot: Any = learned
+                else:
+                    bot = RawChoiceBot(learned) if mode == "raw" else PPOBot(learned, 2)
                 rows.append(
                     {
                         "learner": algo,
@@ -189,19 +290,15 @@ def main(argv: list[str] | None = None) -> int:
                         "steps": args.steps,
                         "train_s": round(wall, 1),
                         "mode": mode,
-                        **{
-                            f"vs_{o}": play(
-                                RawChoiceBot(policy) if mode == "raw" else PPOBot(policy, 2), o, args.eval_games
-                            )
-                            for o in ("greedy", "random")
-                        },
+                        **{f"vs_{o}": play(bot, o, args.eval_games) for o in ("greedy", "random")},
+                        "curve": curve.points,
                     }
                 )
                 print(json.dumps(rows[-1]), flush=True)
+    rows = merge(args.out, rows)
     result = {
         "protocol": {
-            "steps": args.steps,
-            "seeds": args.seeds,
+            "curve": f"{args.curve_games} games against greedy every {args.curve_every} decisions",
             "eval_games": args.eval_games,
             "eval_seeds": f"{EVAL_SEED}..{EVAL_SEED + args.eval_games - 1}",
             "train_opponents": "random 1/2, greedy 1/2",
@@ -213,7 +310,50 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(table(rows))
+    if args.plot:
+        plot(rows, args.plot)
     return 0
+
+
+def merge(path: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of an earlier ``path`` that no new row replaces (same learner, seed, steps, mode), then ``rows``."""
+    if not path.is_file():
+        return rows
+    key = lambda r: (r["learner"], r["seed"], r["steps"], r["mode"])  # noqa: E731
+    new = {key(r) for r in rows}
+    old = [r for r in json.loads(path.read_text())["rows"] if key(r) not in new]
+    order = {name: i for i, name in enumerate(("random", "greedy", *LEARNERS))}
+    return sorted(old + rows, key=lambda r: (order.get(r["learner"], 99), r["steps"], r["seed"] or 0, r["mode"]))
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    """Win rate against greedy over learner decisions and over training hours, one line per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for r in rows:
+        if not r.get("curve") or r["mode"] == "raw":
+            continue
+        label = f"{r['learner']} seed {r['seed']}"
+        d = [p["decisions"] for p in r["curve"]]
+        h = [p["train_s"] / 3600 for p in r["curve"]]
+        w = [100 * p["win_rate"] for p in r["curve"]]
+        axes[0].plot(d, w, marker=".", label=label)
+        axes[1].plot(h, w, marker=".", label=label)
+    axes[0].set_xscale("log")
+    axes[0].set_xlabel("learner decisions")
+    axes[1].set_xlabel("training hours (2-core machine)")
+    axes[0].set_ylabel("win rate against greedy (%)")
+    for ax in axes:
+        ax.axhline(50, color="grey", lw=0.5)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
 
 
 def _percent(x: float | None) -> str:
