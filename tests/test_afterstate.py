@@ -131,3 +131,15 @@ def test_afterstate_net_round_trips_and_plays():
     assert_plays_legally(ValueBot(net), seed=2, via_state=False)
     with pytest.raises(ValueError, match="inputs"):
         AfterstateNet(layers, 3, 0.1)
+
+
+def test_one_forward_for_many_games_equals_one_per_game():
+    rng = np.random.default_rng(5)
+    dims = [feature_size(3), 12, 1]
+    net = AfterstateNet([(rng.normal(size=(a, b)), rng.normal(size=b)) for a, b in zip(dims, dims[1:])], 3, 0.1)
+    games = _turn_starts(3, 1)[::3] + _turn_starts(3, 2)[-4:]
+    many = net.values_many(games)
+    for game, values in zip(games, many):
+        np.testing.assert_allclose(values, net.values_of(game), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="same number of players"):
+        net.values_many([games[0], Game.new(2, rng=0)])

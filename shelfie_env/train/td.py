@@ -1,23 +1,25 @@
-"""TD(λ) self-play: a placement-value network that learns the game from its own games.
+"""TD(λ) self-play: an after-state value network that learns the game from its own games.
 
-The learner is a :class:`~shelfie_env.bots.learned.value.ValueBot`: one network
-forward per turn values every placement the turn can end with, and the
-planner's exact search over the dice picks the moves. Nothing else goes in: the
-weights start random, no teacher plays, no hand-written value is a feature or a
-target.
+The learner is a :class:`~shelfie_env.bots.learned.value.ValueBot`: at the
+start of a turn the network values every position the turn can end in
+(:mod:`~shelfie_env.bots.learned.afterstate`; game-ending ones get their exact
+final reward), and the planner's exact search over the dice picks the moves.
+Nothing else goes in: the weights start random, no teacher plays, no
+hand-written value is a feature or a target.
 
 Each iteration plays ``games`` games (every seat the learner, or, with
-probabilities ``opp_greedy`` / ``opp_random`` per seat, those bots) and records,
-for every turn a learner seat plays, the turn-start position ``x_t``, the
-placement the turn ended with ``a_t`` and the network's value of it
-``V_t = f(x_t)[a_t]`` (an after-state value). Along each seat's own turns the
-λ-return is
+probabilities ``opp_greedy`` / ``opp_random`` per seat, those bots), ``lockstep``
+at a time: every game whose learner seat starts a turn is valued in one network
+forward. For every turn a learner seat plays it records the position the turn
+ended in, ``s_t``, and its value ``V_t = f(s_t)``. Along each seat's own turns
+the λ-return is
 
     G_T = R,   G_t = (1 - λ) V_{t+1} + λ G_{t+1}
 
 with ``R`` the seat's final reward (rank reward + ``margin_coef`` x margin / 50,
-from its own point of view), and ``f(x_t)[a_t]`` is fitted to ``G_t`` by mean
-squared error (``epochs`` passes of Adam). ``run_dir`` holds ``latest.pt`` (network,
+from its own point of view), and ``f(s_t)`` is fitted to ``G_t`` by mean squared
+error (``epochs`` passes of Adam); game-ending positions are valued exactly and
+not fitted. ``run_dir`` holds ``latest.pt`` (network,
 optimiser, iteration, random state: resumes exactly), ``eval.jsonl`` (arena
 games against ``greedy`` and ``planner``) and ``best.npz`` / ``latest.npz`` with
 their cards, playable as ``td:path=...``.
@@ -40,12 +42,10 @@ import numpy as np
 from shelfie_env.bots import make
 from shelfie_env.bots.learned.afterstate import AfterstateNet, feature_size
 from shelfie_env.bots.learned.card import make_card, write_card
-from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS
-from shelfie_env.bots.learned.value import SET_INDEX, ValueBot, ValueNet
-from shelfie_env.envs.observation import encode, observation_size
+from shelfie_env.bots.learned.expect_head import NUM_SETS
+from shelfie_env.bots.learned.value import SET_INDEX, LearnedContext, ValueBot
+from shelfie_env.bots.planner.search import action_values, best_action
 from shelfie_env.game.engine import REROLL, Game
-
-VALUE_NETS = ("afterstate", "placements")
 
 
 @dataclass
@@ -66,10 +66,6 @@ class TDConfig:
     """Chance that an opponent seat is ``greedy`` in a game (else the learner itself)."""
     opp_random: float = 0.0
     """Chance that an opponent seat is ``random``."""
-    value_net: str = "afterstate"
-    """``afterstate``: one value per position a turn can end in, valued in one batched forward
-    (:mod:`~shelfie_env.bots.learned.afterstate`); ``placements``: one output per placement
-    from the turn-start position."""
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     """Hidden widths of the value network (``tanh``)."""
     learning_rate: float = 1e-3
@@ -82,6 +78,8 @@ class TDConfig:
     """Seed of the weights, the dice and the opponent draws."""
     workers: int = 1
     """Processes that play each iteration's games (1: in this process)."""
+    lockstep: int = 32
+    """Games each process plays side by side, their learner turns valued in one forward."""
     eval_every: int = 10
     """Iterations between evaluations (0: none)."""
     eval_games: int = 200
@@ -98,9 +96,7 @@ class TDConfig:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
             raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
-        if self.value_net not in VALUE_NETS:
-            raise ValueError(f"value_net must be one of {', '.join(VALUE_NETS)}, got {self.value_net!r}")
-        for name in ("iterations", "games", "epochs", "batch_size", "workers"):
+        for name in ("iterations", "games", "epochs", "batch_size", "workers", "lockstep"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
 
@@ -121,9 +117,9 @@ def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
     return out
 
 
-def turn_targets(turns: list[tuple[Any, int, float]], reward: float, lam: float) -> np.ndarray:
-    """The λ-return targets of one seat's turns ``(position, placement, value)``, in order."""
-    return lambda_returns(np.array([v for _, _, v in turns]), reward, lam)
+def turn_targets(turns: list[tuple[Any, float]], reward: float, lam: float) -> np.ndarray:
+    """The λ-return targets of one seat's turns ``(position, value)``, in order."""
+    return lambda_returns(np.array([v for _, v in turns]), reward, lam)
 
 
 def final_rewards(scores: list[int], margin_coef: float) -> list[float]:
@@ -145,90 +141,85 @@ def placement_index(before: Game, after: Game, seat: int) -> int:
     return NUM_SETS + (int(crossed).bit_length() - 1) // 5
 
 
-Net = ValueNet | AfterstateNet
+class _Table:
+    """One self-play game: its engine, its seats (``None``: the learner) and the learner turns so far."""
+
+    def __init__(self, game: Game, seats: list[Any]) -> None:
+        self.game, self.seats = game, seats
+        self.turns: list[list[tuple[np.ndarray | None, float]]] = [[] for _ in seats]
 
 
 def play_games(
-    net: Net, cfg: TDConfig, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
-    """Self-play ``cfg.games`` games; returns positions, placement indices, λ-returns and stats."""
-    learner = ValueBot(net)
+    net: AfterstateNet, cfg: TDConfig, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """Self-play ``cfg.games`` games, ``cfg.lockstep`` at a time; returns positions, λ-returns and stats."""
     greedy, random_bot = make("greedy"), make("random", seed=int(rng.integers(1 << 31)))
-    xs: list[np.ndarray] = []
-    acts: list[int] = []
-    rets: list[float] = []
-    learner_games = decisions = 0
-    for _ in range(cfg.games):
+    pending: list[_Table] = []
+    for _ in range(cfg.games):  # every game's dice and seats are drawn up front, in order
         game = Game.new(cfg.players, rng=np.random.default_rng(int(rng.integers(1 << 62))))
         seats: list[Any] = []
         for s in range(cfg.players):
             u = rng.random()
-            seats.append(
-                greedy
-                if s and u < cfg.opp_greedy
-                else random_bot
-                if s and u < cfg.opp_greedy + cfg.opp_random
-                else None
-            )
+            bot = greedy if u < cfg.opp_greedy else random_bot if u < cfg.opp_greedy + cfg.opp_random else None
+            seats.append(bot if s else None)
         order = rng.permutation(cfg.players)  # the learner's guaranteed seat is drawn every game
-        seats = [seats[i] for i in order]
-        turns: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in range(cfg.players)]
-        while not game.over:
-            p = game.current
-            if seats[p] is not None:
-                game.step(seats[p].act_game(game))
-                continue
-            start = game.clone()
-            ctx = learner.context(game)
-            x = net.layout.position(encode(game, p)[None])[0] if isinstance(net, ValueNet) else None
-            while True:  # the learner's whole turn
-                game.step(learner.act_game(game))
+        pending.append(_Table(game, [seats[i] for i in order]))
+    pending.reverse()
+    xs: list[np.ndarray] = []
+    rets: list[float] = []
+    learner_games = decisions = 0
+    active: list[_Table] = []
+    while pending or active:
+        while pending and len(active) < cfg.lockstep:
+            active.append(pending.pop())
+        for t in active:  # the bots move until a learner turn starts
+            while not t.game.over and t.seats[t.game.current] is not None:
+                t.game.step(t.seats[t.game.current].act_game(t.game))
+        on_turn = [t for t in active if not t.game.over]
+        turns = net.turns_many([t.game for t in on_turn]) if on_turn else []
+        for t, (vals, after) in zip(on_turn, turns):  # one whole learner turn in each game
+            game, p = t.game, t.game.current
+            start, ctx = game.clone(), LearnedContext(game, vals)
+            while True:
+                game.step(best_action(action_values(game, ctx=ctx)))  # type: ignore[arg-type]
                 decisions += 1
                 if game.over or game.current != p or (game.phase == REROLL and game.rolls_left == 2):
                     break
             a = placement_index(start, game, p)
-            if x is None:  # an after-state network fits the position the turn ended in
-                x, over = net.features_of(start, a)
-                if over:  # valued exactly, never fitted
-                    x = None
-            turns[p].append((x, a, float(ctx.values[a])))
-        rewards = final_rewards(game.scores(), cfg.margin_coef)
-        for p in range(cfg.players):
-            if seats[p] is not None or not turns[p]:
-                continue
-            for (x, a, _), target in zip(turns[p], turn_targets(turns[p], rewards[p], cfg.lam)):
-                if x is None:
+            x, over = after.of(a)
+            t.turns[p].append((None if over else x, float(vals[a])))  # game-ending: exact, not fitted
+        for t in [t for t in active if t.game.over]:
+            rewards = final_rewards(t.game.scores(), cfg.margin_coef)
+            for p, turns in enumerate(t.turns):
+                if t.seats[p] is not None or not turns:
                     continue
-                xs.append(x)
-                acts.append(a)
-                rets.append(target)
-            learner_games += 1
-    stats = {"positions": len(acts), "learner_seats": learner_games, "decisions": decisions}
-    return np.asarray(xs, np.float32), np.asarray(acts, np.int64), np.asarray(rets, np.float32), stats
+                for (x, _), target in zip(turns, turn_targets(turns, rewards[p], cfg.lam)):
+                    if x is not None:
+                        xs.append(x)
+                        rets.append(target)
+                learner_games += 1
+            active.remove(t)
+    stats = {"positions": len(rets), "learner_seats": learner_games, "decisions": decisions}
+    return np.asarray(xs, np.float32).reshape(len(rets), -1), np.asarray(rets, np.float32), stats
 
 
 def _play_chunk(
-    task: tuple[Net, TDConfig, int],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    task: tuple[AfterstateNet, TDConfig, int],
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
     net, cfg, seed = task
     return play_games(net, cfg, np.random.default_rng(seed))
 
 
 def play_parallel(
-    net: Net, cfg: TDConfig, rng: np.random.Generator, pool: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    net: AfterstateNet, cfg: TDConfig, rng: np.random.Generator, pool: Any
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
     """:func:`play_games` split over ``cfg.workers`` processes (one seed per share, drawn from ``rng``)."""
     shares = [cfg.games // cfg.workers + (k < cfg.games % cfg.workers) for k in range(cfg.workers)]
     seeds = rng.integers(1 << 62, size=cfg.workers)
     tasks = [(net, dataclasses.replace(cfg, games=n, workers=1), int(s)) for n, s in zip(shares, seeds) if n]
     parts = pool.map(_play_chunk, tasks)
-    stats = {k: sum(p[3][k] for p in parts) for k in parts[0][3]}
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-        stats,
-    )
+    stats = {k: sum(p[2][k] for p in parts) for k in parts[0][2]}
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), stats
 
 
 class TDTrainer:
@@ -241,14 +232,13 @@ class TDTrainer:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         torch.manual_seed(cfg.seed)
-        after = cfg.value_net == "afterstate"
-        size = feature_size(cfg.players) if after else observation_size(cfg.players)
+        size = feature_size(cfg.players)
         layers: list[nn.Module] = []
         width = size
         for w in cfg.net_arch:
             layers += [nn.Linear(width, w), nn.Tanh()]
             width = w
-        layers.append(nn.Linear(width, 1 if after else NUM_SET_VALUES))
+        layers.append(nn.Linear(width, 1))
         self.model = nn.Module()
         self.model.values = nn.Sequential(*layers)
         nn.init.zeros_(layers[-1].weight)
@@ -261,11 +251,10 @@ class TDTrainer:
         self.best = -float("inf")
 
     # ------------------------------------------------------------------ state
-    def numpy_net(self) -> Net:
+    def numpy_net(self) -> AfterstateNet:
+        """The network as it is now, in numpy."""
         state = {k: v.detach().cpu().numpy() for k, v in self.model.state_dict().items()}
-        if self.cfg.value_net == "afterstate":
-            return AfterstateNet.from_state(state, self.cfg.players, self.cfg.margin_coef)
-        return ValueNet.from_state(state, self.cfg.players)
+        return AfterstateNet.from_state(state, self.cfg.players, self.cfg.margin_coef)
 
     def save(self) -> None:
         import torch
@@ -314,24 +303,23 @@ class TDTrainer:
             steps=self.iteration * self.cfg.games,
             wall_time_s=self.wall,
             evaluation=evaluation,
-            extra={"teacher": "none", "bot": "td", "steps_unit": "games", "value_net": self.cfg.value_net},
+            extra={"teacher": "none", "bot": "td", "steps_unit": "games", "value_net": "afterstate"},
         )
         write_card(path, card)
         return path
 
     # ------------------------------------------------------------- one step
-    def fit(self, xs: np.ndarray, acts: np.ndarray, rets: np.ndarray) -> float:
+    def fit(self, xs: np.ndarray, rets: np.ndarray) -> float:
         import torch
 
-        n = len(acts)
-        x, a, g = torch.as_tensor(xs), torch.as_tensor(acts), torch.as_tensor(rets)
+        n = len(rets)
+        x, g = torch.as_tensor(xs), torch.as_tensor(rets)
         losses = []
         for _ in range(self.cfg.epochs):
             perm = torch.as_tensor(self.rng.permutation(n))
             for i in range(0, n, self.cfg.batch_size):
                 idx = perm[i : i + self.cfg.batch_size]
-                out = self.model.values(x[idx])
-                pred = out[:, 0] if out.shape[1] == 1 else out.gather(1, a[idx, None])[:, 0]
+                pred = self.model.values(x[idx])[:, 0]
                 loss = torch.mean((pred - g[idx]) ** 2)
                 self.opt.zero_grad()
                 loss.backward()
@@ -397,11 +385,11 @@ class TDTrainer:
         """One iteration: play ``cfg.games`` games, fit, evaluate when due, checkpoint."""
         t0 = time.time()
         if pool is None:
-            xs, acts, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
+            xs, rets, stats = play_games(self.numpy_net(), self.cfg, self.rng)
         else:
-            xs, acts, rets, stats = play_parallel(self.numpy_net(), self.cfg, self.rng, pool)
+            xs, rets, stats = play_parallel(self.numpy_net(), self.cfg, self.rng, pool)
         t1 = time.time()
-        loss = self.fit(xs, acts, rets)
+        loss = self.fit(xs, rets)
         self.iteration += 1
         self.decisions += int(stats["decisions"])
         self.wall += time.time() - t0

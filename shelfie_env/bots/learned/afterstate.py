@@ -86,31 +86,48 @@ def afterstates(game: Game, sets: np.ndarray, rows: np.ndarray) -> tuple[np.ndar
     features (sets first, then rows), whether each ends the game, and the
     ``(k, n)`` scores in relative seat order.
     """
-    n, p = game.num_players, game.current
-    order = [(p + i) % n for i in range(n)]
-    k_sets, k = len(sets), len(sets) + len(rows)
-    circ = np.empty((k, n), dtype=np.int64)
-    cross = np.empty((k, n), dtype=np.int64)
-    for j, q in enumerate(order):
-        circ[:, j], cross[:, j] = game.circled[q], game.crossed[q]
-    circ[:k_sets, 0] |= np.asarray(sets, dtype=np.int64)
-    row_masks = _ROWS[np.asarray(rows, dtype=np.int64)]
-    cross[k_sets:, 0] |= row_masks & ~circ[k_sets:, 0]
+    return afterstates_many([game], [sets], [rows])
+
+
+def afterstates_many(
+    games: list[Game], sets: list[np.ndarray], rows: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`afterstates` of several games (same players and points) in one block, game after game."""
+    n = games[0].num_players
+    if any(g.num_players != n or g.table.points != games[0].table.points for g in games):
+        raise ValueError("afterstates_many needs games with the same number of players and points table")
+    sizes = [len(s) + len(r) for s, r in zip(sets, rows)]
+    k = sum(sizes)
+    base_circ = np.array([[g.circled[(g.current + j) % n] for j in range(n)] for g in games], dtype=np.int64)
+    base_cross = np.array([[g.crossed[(g.current + j) % n] for j in range(n)] for g in games], dtype=np.int64)
+    which = np.repeat(np.arange(len(games)), sizes)
+    circ, cross = base_circ[which], base_cross[which]
+    add_circ = np.zeros(k, dtype=np.int64)
+    add_cross = np.zeros(k, dtype=np.int64)
+    at = 0
+    for s, r in zip(sets, rows):
+        add_circ[at : at + len(s)] = s
+        at += len(s)
+        add_cross[at : at + len(r)] = _ROWS[np.asarray(r, dtype=np.int64)]
+        at += len(r)
+    circ[:, 0] |= add_circ
+    cross[:, 0] |= add_cross & ~circ[:, 0]
     # Lockout: every line the mover's circles complete crosses the rivals' open cells there.
-    done = (circ[:, :1, None] & _LINES) == _LINES  # (k, 1, 10)
-    lines = np.bitwise_or.reduce(np.where(done[:, 0], _LINES, 0), axis=1)
+    done = (circ[:, :1] & _LINES) == _LINES  # (k, 10)
+    lines = np.bitwise_or.reduce(np.where(done, _LINES, 0), axis=1)
     if n > 1:
         cross[:, 1:] |= lines[:, None] & ~circ[:, 1:]
     filled = circ | cross
     full = _full_rows(filled)  # (k, n)
-    triggered = game.end_triggered | (full >= 2).any(1)
-    # The game ends once the end is triggered and no seat after the mover is left to play.
-    later = [j for j, q in enumerate(order) if q > p]
-    still_to_play = np.zeros(k, dtype=bool)
-    for j in later:
-        still_to_play |= filled[:, j] != FULL
+    movers = np.array([g.current for g in games], dtype=np.int64)[which]
+    triggered = np.array([g.end_triggered for g in games])[which] | (full >= 2).any(1)
+    # The game ends once the end is triggered and no seat after the mover is left to play:
+    # relative seat j sits after the mover in the round when mover + j < n.
+    later = np.arange(n)[None, :] < (n - movers)[:, None]
+    later[:, 0] = False
+    still_to_play = (later & (filled != FULL)).any(1)
     over = triggered & ~still_to_play
-    score = _ScoreLookup(game)
+    score = _ScoreLookup(games[0])
     scores = np.stack([score(circ[:, j]) for j in range(n)], axis=1)
 
     feats = np.zeros((k, feature_size(n)), dtype=np.float32)
@@ -121,7 +138,7 @@ def afterstates(game: Game, sets: np.ndarray, rows: np.ndarray) -> tuple[np.ndar
     feats[:, 60 * n : 61 * n] = scores / SCORE_SCALE
     feats[:, 61 * n : 62 * n] = full / 5.0
     feats[:, 62 * n] = triggered
-    feats[:, 62 * n + 1 + p] = 1.0
+    feats[np.arange(k), 62 * n + 1 + movers] = 1.0
     return feats, over, scores
 
 
@@ -132,6 +149,18 @@ def placements(game: Game) -> tuple[np.ndarray, np.ndarray]:
     sel = np.flatnonzero((SET_MASKS & ~free) == 0)
     rows = np.array([r for r in range(5) if free >> (5 * r) & 31], dtype=np.int64)
     return sel, rows
+
+
+class TurnAfterstates:
+    """The after-states of one turn: ``features[i]`` / ``over[i]`` belong to placement ``index[i]``."""
+
+    def __init__(self, index: np.ndarray, features: np.ndarray, over: np.ndarray) -> None:
+        self.index, self.features, self.over = index, features, over
+
+    def of(self, placement: int) -> tuple[np.ndarray, bool]:
+        """The features of ``placement`` (a ``NUM_SET_VALUES`` index) and whether it ends the game."""
+        (i,) = np.flatnonzero(self.index == placement)
+        return self.features[i].copy(), bool(self.over[i])
 
 
 class AfterstateNet:
@@ -165,16 +194,29 @@ class AfterstateNet:
 
         Game-ending placements get the exact final reward; the others the network's value.
         """
-        sel, rows = placements(game)
-        feats, over, scores = afterstates(game, SET_MASKS[sel], rows)
+        return self.values_many([game])[0]
+
+    def values_many(self, games: list[Game]) -> list[np.ndarray]:
+        """:meth:`values_of` for several games' turns, with one network forward for all their placements."""
+        return [v for v, _ in self.turns_many(games)]
+
+    def turns_many(self, games: list[Game]) -> list[tuple[np.ndarray, TurnAfterstates]]:
+        """Per game: the :meth:`values_of` vector and the after-states behind it (one forward in all)."""
+        picks = [placements(g) for g in games]
+        feats, over, scores = afterstates_many(games, [SET_MASKS[sel] for sel, _ in picks], [r for _, r in picks])
         vals = np.empty(len(feats), dtype=np.float32)
         if (~over).any():
             vals[~over] = self(feats[~over])
         if over.any():
             vals[over] = final_reward(scores[over], self.margin_coef)
-        out = np.full(NUM_SET_VALUES, np.nan, dtype=np.float32)
-        out[sel] = vals[: len(sel)]
-        out[NUM_SETS + rows] = vals[len(sel) :]
+        out, at = [], 0
+        for sel, rows in picks:
+            index = np.concatenate([sel, NUM_SETS + rows])
+            v = np.full(NUM_SET_VALUES, np.nan, dtype=np.float32)
+            v[index] = vals[at : at + len(index)]
+            block = TurnAfterstates(index, feats[at : at + len(index)], over[at : at + len(index)])
+            out.append((v, block))
+            at += len(index)
         return out
 
     def features_of(self, game: Game, index: int) -> tuple[np.ndarray, bool]:

@@ -1,13 +1,12 @@
-"""``td``: a learned placement-value network with the planner's exact search over the dice.
+"""``td``: a learned after-state value network with the planner's exact search over the dice.
 
-The network maps the position at the start of a turn (the mover's observation
-with the dice blocks zeroed, :meth:`~shelfie_env.bots.learned.expect_head.Layout.position`)
-to one value per placement the turn can end with: each circle set of
-:data:`~shelfie_env.bots.planner.placements.SET_MASKS` and each row to cross out
-(``NUM_SET_VALUES`` outputs, the expectimax head's layout). Those values take
-the place of the planner's hand-written evaluation; the planner's search then
-values every reroll exactly over the dice and every circle by its best
-completion (:mod:`shelfie_env.bots.planner.search`). Numpy only.
+At the start of a turn the network values every position the turn can end in
+(:class:`~shelfie_env.bots.learned.afterstate.AfterstateNet`: each circle set of
+:data:`~shelfie_env.bots.planner.placements.SET_MASKS` and each row to cross
+out, game-ending ones exactly). Those values take the place of the planner's
+hand-written evaluation; the planner's search then values every reroll exactly
+over the dice and every circle by its best completion
+(:mod:`shelfie_env.bots.planner.search`). Numpy only.
 """
 
 from __future__ import annotations
@@ -19,12 +18,11 @@ import numpy as np
 
 from shelfie_env.bots.learned.afterstate import AfterstateNet
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
-from shelfie_env.bots.learned.expect_head import NUM_SET_VALUES, NUM_SETS, Layout
+from shelfie_env.bots.learned.expect_head import NUM_SETS
 from shelfie_env.bots.learned.policy import read_weights
 from shelfie_env.bots.planner.evaluation import Weights
 from shelfie_env.bots.planner.placements import SET_MASKS
 from shelfie_env.bots.planner.search import action_values, best_action
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import REROLL, Game
 from shelfie_env.game.scoring import FULL
 
@@ -34,48 +32,8 @@ SET_INDEX = {int(m): i for i, m in enumerate(SET_MASKS)}
 _NO_DEEP = Weights(deep=0, solo_deep=0)
 
 
-class ValueNet:
-    """The placement-value MLP in numpy: ``tanh`` hidden layers, a linear output of ``NUM_SET_VALUES``."""
-
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], players: int) -> None:
-        self.layers = [(np.ascontiguousarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
-        if self.layers[-1][0].shape[1] != NUM_SET_VALUES:
-            raise ValueError(f"a value network has {NUM_SET_VALUES} outputs, got {self.layers[-1][0].shape[1]}")
-        self.players = players
-        self.layout = Layout(players)
-
-    def __call__(self, positions: np.ndarray) -> np.ndarray:
-        """``(m, NUM_SET_VALUES)`` values of ``(m, obs_size)`` turn-start positions."""
-        x = np.asarray(positions, np.float32)
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if i < len(self.layers) - 1:
-                x = np.tanh(x)
-        return x
-
-    def values_of(self, game: Game) -> np.ndarray:
-        """The values of every placement of the turn of ``game.current``."""
-        obs = encode(game, game.current)[None]
-        return self(self.layout.position(obs))[0]
-
-    def state(self) -> dict[str, np.ndarray]:
-        """Arrays for ``np.savez`` (``values.{i}.weight`` in torch's ``(out, in)`` layout)."""
-        out: dict[str, np.ndarray] = {}
-        for i, (w, b) in enumerate(self.layers):
-            out[f"values.{2 * i}.weight"], out[f"values.{2 * i}.bias"] = w.T, b
-        return out
-
-    @classmethod
-    def from_state(cls, state: dict[str, np.ndarray], players: int) -> ValueNet:
-        """Inverse of :meth:`state` (also reads a torch ``state_dict`` of ``nn.Sequential`` ``values``)."""
-        idx = sorted(int(k.split(".")[1]) for k in state if k.startswith("values.") and k.endswith(".weight"))
-        if not idx:
-            raise ValueError("no values.{i}.weight arrays: not a placement-value network")
-        return cls([(np.asarray(state[f"values.{i}.weight"]).T, state[f"values.{i}.bias"]) for i in idx], players)
-
-
 class LearnedContext:
-    """What the planner's search asks of an evaluation, answered by a :class:`ValueNet`.
+    """What the planner's search asks of an evaluation, answered by learned placement values.
 
     Built at a turn's first decision; like the planner's own context it stays
     valid for the whole turn (sets are relative to the turn's starting shelf).
@@ -114,7 +72,7 @@ class ValueBot:
 
     name = "td"
 
-    def __init__(self, net: ValueNet | AfterstateNet, card: dict[str, Any] | None = None) -> None:
+    def __init__(self, net: AfterstateNet, card: dict[str, Any] | None = None) -> None:
         self.net = net
         self.num_players = net.players
         self.card = card or {}
@@ -141,13 +99,9 @@ def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot
     """A :class:`ValueBot` from an exported ``.npz`` and its card."""
     card = load_card(path, num_players)
     try:
-        state = read_weights(path)
-        if card.get("value_net") == "afterstate":
-            net: ValueNet | AfterstateNet = AfterstateNet.from_state(state, card["num_players"])
-        else:
-            net = ValueNet.from_state(state, card["num_players"])
+        net = AfterstateNet.from_state(read_weights(path), card["num_players"])
     except (KeyError, ValueError) as exc:
-        raise CheckpointMismatchError(f"{path}: not a placement-value model ({exc})") from None
+        raise CheckpointMismatchError(f"{path}: not an after-state value model ({exc})") from None
     return ValueBot(net, card)
 
 
