@@ -11,6 +11,7 @@ over the dice and every circle by its best completion
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,27 @@ def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot
     return ValueBot(net, card)
 
 
-def make_td(path: str | Path, num_players: int | None = None) -> ValueBot:
-    """``bots.make("td", path=...)``."""
+SHIPPED_TD = {2: "td_2p"}
+"""The shipped after-state value models in ``shelfie_env/models``, by number of players."""
+
+
+def shipped_td_model(num_players: int = 2) -> Path:
+    """Path of the shipped ``td`` model for ``num_players``; ``FileNotFoundError`` names those there are."""
+    name = SHIPPED_TD.get(num_players)
+    if name is None:
+        have = ", ".join(f"{n} ({SHIPPED_TD[n]})" for n in sorted(SHIPPED_TD))
+        raise FileNotFoundError(
+            f"no shipped td model for {num_players}-player games; shipped: {have}. "
+            "Train one with `shelfie train-td --players N` and play it as td:path=..."
+        )
+    path = Path(str(resources.files("shelfie_env") / "models" / f"{name}.npz"))
+    if not path.is_file():
+        raise FileNotFoundError(f"the shipped model {name}.npz is missing from this installation")
+    return path
+
+
+def make_td(path: str | Path | None = None, num_players: int | None = None) -> ValueBot:
+    """``bots.make("td", path=...)``; without a path, the shipped model (2 players)."""
+    if path is None:
+        path = shipped_td_model(num_players or 2)
     return load_value_bot(path, num_players)
