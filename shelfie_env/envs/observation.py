@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from shelfie_env.game.engine import Game
+from shelfie_env.game.scoring import DEFAULT_POINTS
 from shelfie_env.game.tables import MULTISET_INDEX, MULTISETS
 
 OBS_VERSION = 2
@@ -226,3 +227,49 @@ def legal_mask(legal: tuple[int, ...]) -> np.ndarray:
             _MASKS.clear()
         _MASKS[legal] = mask
     return mask.copy()
+
+
+def decode(obs: np.ndarray, num_players: int) -> Game:
+    """The game an observation shows (default points table): ``encode(decode(x, n), seat) == x``.
+
+    Everything a bot needs is in the vector: every shelf, the dice and which are
+    spent, rolls left, circles this turn, the phase, the end flag, who is on turn
+    and the observer's seat. Raises ``ValueError`` for a vector that is not an
+    observation of a legal position.
+    """
+    n = num_players
+    x = np.asarray(obs, dtype=np.float32).reshape(-1)
+    if x.shape[0] != observation_size(n):
+        raise ValueError(f"a {n}-player observation has {observation_size(n)} entries, got {x.shape[0]}")
+    o = 50 * n
+    seat_block = x[62 * n + 60 : 63 * n + 60]
+    observer = int(np.argmax(seat_block))
+    bits = (x[:o].reshape(n, 2, 25) > 0.5).astype(np.int64)
+    weights = 1 << np.arange(25, dtype=np.int64)
+    circled = [0] * n
+    crossed = [0] * n
+    for k in range(n):
+        s = (observer + k) % n
+        circled[s] = int(bits[k, 0] @ weights)
+        crossed[s] = int(bits[k, 1] @ weights)
+    dice = [int(np.argmax(x[o + 6 * i : o + 6 * i + 6])) for i in range(6)]
+    phase = int(np.argmax(x[o + 55 : o + 59]))
+    state = {
+        "num_players": n,
+        "points": [list(row) for row in DEFAULT_POINTS],
+        "boards": [
+            [[(circled[s] >> (5 * r + c) & 1) + 2 * (crossed[s] >> (5 * r + c) & 1) for c in range(5)] for r in range(5)]
+            for s in range(n)
+        ],
+        "current_player": (observer + int(np.argmax(x[o + 60 : o + 60 + n]))) % n,
+        "phase": ("reroll", "circle", "cross", "over")[phase],
+        "dice": dice,
+        "spent": [bool(v > 0.5) for v in x[o + 36 : o + 42]],
+        "rolls_left": int(np.argmax(x[o + 48 : o + 51])),
+        "circles_this_turn": int(np.argmax(x[o + 51 : o + 55])),
+        "end_triggered": bool(x[o + 59] > 0.5),
+    }
+    try:
+        return Game.from_dict(state)
+    except ValueError as exc:
+        raise ValueError(f"not the observation of a legal position: {exc}") from None
