@@ -145,7 +145,8 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
                 infos,
             )
         nxt = self.possible_agents[game.current]
-        return {nxt: self._observe(game.current)}, {}, {"__all__": False}, {"__all__": False}, {}
+        # RLlib wants a reward for every agent that acts or observes; they are 0 until the end.
+        return {nxt: self._observe(game.current)}, {agent: 0.0, nxt: 0.0}, {"__all__": False}, {"__all__": False}, {}
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
         game = self.game

@@ -53,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         else:
             parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=help_text)
     parser.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO in one process (default); rllib: league self-play on Ray RLlib (docs/scale.md)",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="continue the run in --run-dir from its latest.zip (config from its config.json)",
@@ -63,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="after training, write the run's best network and its card to this .npz path",
     )
+    from shelfie_env.rllib.cli import add_arguments as add_rllib_arguments
+
+    add_rllib_arguments(parser)
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
@@ -436,6 +445,15 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie train``."""
+    if getattr(args, "backend", "sb3") == "rllib":
+        from shelfie_env.rllib.cli import run as run_rllib
+
+        return run_rllib(args)
+    given = [f"--{n.replace('_', '-')}" for n in ("num_env_runners", "address", "train_batch_size")
+             if getattr(args, n, None) is not None]
+    if given:
+        print(f"shelfie train: {', '.join(given)} only apply to --backend rllib", file=sys.stderr)
+        return 2
     try:
         cfg = config_from_args(args)
     except (ValueError, FileNotFoundError) as exc:

@@ -1,0 +1,107 @@
+"""``shelfie train --backend rllib``: the shared training flags mapped onto :class:`RLlibConfig`."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SHARED = {
+    "players": "players",
+    "total_steps": "total_steps",
+    "seed": "seed",
+    "n_envs": "num_envs_per_env_runner",
+    "batch_size": "minibatch_size",
+    "n_epochs": "num_epochs",
+    "learning_rate": "learning_rate",
+    "gamma": "gamma",
+    "ent_coef": "entropy_coeff",
+    "net_arch": "hidden",
+    "policy_head": "head",
+    "opp_random": "p_random",
+    "opp_greedy": "p_greedy",
+    "init_from": "init_from",
+    "pool_size": "snapshots",
+    "snapshot_every": "snapshot_every",
+    "eval_every": "eval_every",
+    "eval_games": "eval_games",
+    "save_every": "save_every",
+    "run_dir": "run_dir",
+}
+"""``shelfie train`` flag (TrainConfig field) -> RLlibConfig field."""
+
+OWN = ("num_env_runners", "address", "train_batch_size")
+"""Flags only the RLlib backend reads."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags only ``--backend rllib`` uses."""
+    group = parser.add_argument_group("RLlib backend (--backend rllib)")
+    group.add_argument("--num-env-runners", type=int, default=None, help="remote sampling processes (default 0)")
+    group.add_argument(
+        "--address", default=None, help="Ray cluster to join: auto, or ray://HOST:10001 (default: a local Ray)"
+    )
+    group.add_argument("--train-batch-size", type=int, default=None, help="env steps per iteration (default 4000)")
+
+
+def config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`RLlibConfig` of the flags (and of the resumed run's ``config.json``)."""
+    from shelfie_env.rllib.train import RLlibConfig
+
+    fields = {f.name for f in dataclasses.fields(RLlibConfig)}
+    data: dict[str, Any] = {}
+    if getattr(args, "resume", False):
+        path = Path(args.run_dir or RLlibConfig.run_dir) / "config.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"--resume: no {path}")
+        data.update(json.loads(path.read_text()))
+    if getattr(args, "config", None):
+        from shelfie_env.train.config import read_config
+
+        extra = read_config(args.config)
+        unknown = sorted(set(extra) - fields - {"backend"})
+        if unknown:
+            raise ValueError(f"{args.config}: not RLlib config field(s): {', '.join(unknown)}")
+        data.update({k: v for k, v in extra.items() if k != "backend"})
+    from shelfie_env.train.config import TrainConfig
+
+    unused = []
+    for f in dataclasses.fields(TrainConfig):
+        value = getattr(args, f.name, None)
+        if value is None:
+            continue
+        if f.name in SHARED:
+            data[SHARED[f.name]] = list(value) if isinstance(value, list) else value
+        else:
+            unused.append("--" + f.name.replace("_", "-"))
+    if unused:
+        raise ValueError(f"not used by --backend rllib: {', '.join(unused)}")
+    for name in OWN:
+        value = getattr(args, name, None)
+        if value is not None:
+            data[name] = value
+    if data.get("init_from") is not None:
+        data["init_from"] = str(data["init_from"])
+    return RLlibConfig(**data)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``shelfie train --backend rllib``."""
+    from shelfie_env.rllib.train import RLlibTrainer
+
+    try:
+        cfg = config_from_args(args)
+        export = getattr(args, "export", None)
+        run_dir = RLlibTrainer(cfg).run(
+            resume=bool(getattr(args, "resume", False)),
+            export=str(export) if export else None,
+            log=lambda s: print(s, flush=True),
+        )
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        print(f"shelfie train: {exc}", file=sys.stderr)
+        return 2
+    print(f"run in {run_dir}; play it with ppo:path={run_dir / 'latest.npz'}")
+    return 0

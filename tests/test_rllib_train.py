@@ -1,0 +1,93 @@
+"""League self-play on RLlib: the seat schedule, a tiny run with snapshot, export, evaluation and resume."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+from shelfie_env import bots  # noqa: E402
+from shelfie_env.arena import run_arena  # noqa: E402
+from shelfie_env.rllib.league import LeagueSchedule  # noqa: E402
+
+
+class _Episode:
+    def __init__(self, i: int) -> None:
+        self.id_ = f"episode-{i}"
+
+
+def test_the_schedule_seats_the_learner_once_and_draws_opponents_by_their_shares():
+    schedule = LeagueSchedule(3, snapshots=4, p_random=0.1, p_greedy=0.3)
+    seen: Counter[str] = Counter()
+    learner_seats: Counter[int] = Counter()
+    for i in range(4000):
+        ep = _Episode(i)
+        seats = [schedule(f"player_{s}", ep) for s in range(3)]
+        assert seats == [schedule(f"player_{s}", ep) for s in range(3)]  # stable within an episode
+        assert seats.count("learner") == 1
+        learner_seats[seats.index("learner")] += 1
+        seen.update(s for s in seats if s != "learner")
+    others = sum(seen.values())
+    assert abs(seen["random"] / others - 0.1) < 0.02 and abs(seen["greedy"] / others - 0.3) < 0.03
+    assert {f"snapshot_{k}" for k in range(4)} <= set(seen)
+    assert all(abs(learner_seats[s] / 4000 - 1 / 3) < 0.04 for s in range(3))
+    assert LeagueSchedule(1, 2)("player_0", _Episode(0)) == "learner"
+    with pytest.raises(ValueError, match="snapshot"):
+        LeagueSchedule(2, 0)
+    with pytest.raises(ValueError, match="p_random"):
+        LeagueSchedule(2, 2, p_random=0.8, p_greedy=0.5)
+
+
+def _train(argv: list[str]) -> int:
+    from shelfie_env.train import run as train_cli
+
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    return train_cli.run(parser.parse_args(argv))
+
+
+def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_path, capsys):
+    import ray
+
+    run = tmp_path / "league"
+    small = ["--backend", "rllib", "--players", "2", "--train-batch-size", "200", "--batch-size", "100",
+             "--n-epochs", "1", "--n-envs", "2", "--net-arch", "16", "--pool-size", "2", "--snapshot-every", "200",
+             "--eval-every", "400", "--eval-games", "4", "--save-every", "200", "--run-dir", str(run)]
+    try:
+        assert _train([*small, "--total-steps", "400", "--export", str(tmp_path / "out.npz")]) == 0
+        league = json.loads((run / "league.json").read_text())
+        assert league["env_steps"] >= 400 and league["cursor"] >= 1  # a snapshot slot was refreshed
+        evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+        assert evals and evals[-1]["greedy"]["games"] == 4
+        bot = bots.make("ppo", path=str(tmp_path / "out.npz"))
+        assert bot.card["backend"] == "rllib" and bot.card["train_command"].startswith("shelfie train --backend rllib")
+        res = run_arena(["rl", "greedy"], 2, 4, 0, workers=1, ratings=False, bots={"rl": bot})
+        assert res["pairings"][0]["games"] == 4
+        # resume: the same run goes on from its checkpoint
+        assert _train(["--backend", "rllib", "--resume", "--run-dir", str(run), "--total-steps", "800"]) == 0
+        assert json.loads((run / "league.json").read_text())["env_steps"] >= 800
+        assert len((run / "progress.jsonl").read_text().splitlines()) >= 4
+        # a fresh start into a used directory, and flags RLlib does not read, are refused
+        assert _train([*small, "--total-steps", "400"]) == 2
+        assert _train(["--backend", "rllib", "--bc-games", "10", "--run-dir", str(tmp_path / "x")]) == 2
+        assert _train(["--num-env-runners", "2", "--run-dir", str(tmp_path / "y")]) == 2
+        err = capsys.readouterr().err
+        assert "already holds a run" in err and "not used by --backend rllib: --bc-games" in err
+        assert "only apply to --backend rllib" in err
+    finally:
+        ray.shutdown()
+
+
+def test_ppo_config_is_ready_to_build_and_starts_from_a_card():
+    from shelfie_env.bots.learned.bot import shipped_model
+    from shelfie_env.rllib import ppo_config
+
+    config = ppo_config(players=2, init_from=str(shipped_model(2)), num_env_runners=1)
+    spec = config.rl_module_spec.rl_module_specs["learner"]
+    assert spec.model_config["head"] == "expect" and spec.model_config["hidden"] == [512, 512, 512]
+    assert config.num_env_runners == 1 and config.policies_to_train == ["learner"]
+    assert {"greedy", "random", "snapshot_0"} <= set(config.policies)
