@@ -310,7 +310,7 @@ def progress_row(result: dict[str, Any], state: dict[str, Any]) -> dict[str, Any
         "wall_s": round(state["wall"], 1),
         "env_steps_per_s": steps / it_time if it_time else 0.0,
         "learner_return": float(returns.get(LEARNER, 0.0)),
-        "learner_steps_trained": float(learner.get("num_module_steps_trained", 0.0)),
+        "learner_samples": float(_get(result, "env_runners", "num_module_steps_sampled", default={}).get(LEARNER, 0.0)),
         "policy_loss": float(learner.get("policy_loss", 0.0)),
         "vf_loss": float(learner.get("vf_loss", 0.0)),
         "entropy": float(learner.get("entropy", 0.0)),
