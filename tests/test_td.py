@@ -152,3 +152,12 @@ def test_lockstep_games_give_the_same_data_as_one_at_a_time():
     np.testing.assert_allclose([y for _, y in a], [y for _, y in b], atol=1e-5)
     with pytest.raises(ValueError, match="lockstep"):
         td.TDConfig(lockstep=0)
+
+
+def test_the_late_step_size_takes_over_at_its_iteration(tmp_path):
+    cfg = td.TDConfig(iterations=2, games=2, eval_every=0, net_arch=[8], lr_late=1e-4, lr_late_from=1,
+                      run_dir=str(tmp_path / "lr"))
+    trainer = td.TDTrainer(cfg)
+    assert trainer.learning_rate() == cfg.learning_rate
+    trainer.run(log=lambda s: None)
+    assert trainer.learning_rate() == 1e-4 and trainer.opt.param_groups[0]["lr"] == 1e-4

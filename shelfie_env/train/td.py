@@ -70,6 +70,10 @@ class TDConfig:
     """Hidden widths of the value network (``tanh``)."""
     learning_rate: float = 1e-3
     """Adam step size."""
+    lr_late: float = 0.0
+    """Adam step size from iteration ``lr_late_from`` on (0: ``learning_rate`` throughout)."""
+    lr_late_from: int = 0
+    """First iteration of ``lr_late``."""
     epochs: int = 2
     """Passes over each iteration's positions."""
     batch_size: int = 256
@@ -96,6 +100,8 @@ class TDConfig:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
             raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
+        if self.lr_late < 0 or self.lr_late_from < 0:
+            raise ValueError("lr_late and lr_late_from must be >= 0")
         for name in ("iterations", "games", "epochs", "batch_size", "workers", "lockstep"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -381,6 +387,11 @@ class TDTrainer:
         finally:
             pool.close()
 
+    def learning_rate(self) -> float:
+        """The step size of the coming fit."""
+        late = self.cfg.lr_late and self.iteration >= self.cfg.lr_late_from
+        return self.cfg.lr_late if late else self.cfg.learning_rate
+
     def step(self, pool: Any = None, log: Any = print) -> dict[str, Any]:
         """One iteration: play ``cfg.games`` games, fit, evaluate when due, checkpoint."""
         t0 = time.time()
@@ -389,6 +400,8 @@ class TDTrainer:
         else:
             xs, rets, stats = play_parallel(self.numpy_net(), self.cfg, self.rng, pool)
         t1 = time.time()
+        for group in self.opt.param_groups:
+            group["lr"] = self.learning_rate()
         loss = self.fit(xs, rets)
         self.iteration += 1
         self.decisions += int(stats["decisions"])
