@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--iterations and --batch must be positive, --runners and --cluster-nodes >= 0")
 
     import ray
+    import torch
 
+    torch.set_num_threads(1)
     cluster = None
     if args.cluster_nodes:
         from ray.cluster_utils import Cluster

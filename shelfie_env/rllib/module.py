@@ -49,6 +49,10 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     """Masked-logit actor and value critic over ``{"observation", "action_mask"}`` observations."""
 
     def setup(self) -> None:
+        if self.inference_only:
+            # Env runners push a few rows at a time through small layers: one thread is
+            # fastest, and several processes' thread pools would fight over the cores.
+            torch.set_num_threads(1)
         cfg = dict(self.model_config or {})
         hidden = [int(h) for h in cfg.get("hidden", [256, 256])]
         head = cfg.get("head", "flat")

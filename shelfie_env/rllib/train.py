@@ -246,6 +246,9 @@ class RLlibTrainer:
             raise FileNotFoundError(f"--resume: no run in {self.run_dir}")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
+        import torch
+
+        torch.set_num_threads(1)
         self.start_ray()
         algo = self.build(resume)
         writer = _tensorboard(self.run_dir / "tb")
