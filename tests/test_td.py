@@ -161,3 +161,14 @@ def test_the_late_step_size_takes_over_at_its_iteration(tmp_path):
     assert trainer.learning_rate() == cfg.learning_rate
     trainer.run(log=lambda s: None)
     assert trainer.learning_rate() == 1e-4 and trainer.opt.param_groups[0]["lr"] == 1e-4
+
+
+def test_the_training_guide_documents_every_td_field_with_its_default():
+    import dataclasses
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text()
+    for f in dataclasses.fields(td.TDConfig):
+        rows = [line for line in guide.splitlines() if line.startswith(f"| `{f.name}` | ")]
+        default = str(getattr(td.TDConfig(), f.name))
+        assert any(r.split("|")[2].strip() == default for r in rows), (f.name, default, rows)

@@ -54,7 +54,7 @@ class TDConfig:
 
     players: int = 2
     """Players per game (2-4)."""
-    iterations: int = 200
+    iterations: int = 1000
     """Play-then-fit iterations."""
     games: int = 200
     """Games played per iteration."""
@@ -62,17 +62,17 @@ class TDConfig:
     """λ of the λ-returns (0: one-step TD, 1: the final reward)."""
     margin_coef: float = 0.1
     """Weight of the final score margin (per 50 points) in the reward, on top of the rank reward."""
-    opp_greedy: float = 0.0
+    opp_greedy: float = 0.2
     """Chance that an opponent seat is ``greedy`` in a game (else the learner itself)."""
     opp_random: float = 0.0
     """Chance that an opponent seat is ``random``."""
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
     """Hidden widths of the value network (``tanh``)."""
     learning_rate: float = 1e-3
     """Adam step size."""
-    lr_late: float = 0.0
+    lr_late: float = 3e-4
     """Adam step size from iteration ``lr_late_from`` on (0: ``learning_rate`` throughout)."""
-    lr_late_from: int = 0
+    lr_late_from: int = 250
     """First iteration of ``lr_late``."""
     epochs: int = 2
     """Passes over each iteration's positions."""
@@ -88,7 +88,7 @@ class TDConfig:
     """Iterations between evaluations (0: none)."""
     eval_games: int = 200
     """Arena games against each evaluation opponent (dice seeds 10,000,000 + i)."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["greedy"])
+    eval_opponents: list[str] = field(default_factory=lambda: ["greedy", "planner"])
     """Bots the learner is evaluated against."""
     run_dir: str = "runs/td_2p"
     """Where checkpoints, the evaluation log and exported models go."""
