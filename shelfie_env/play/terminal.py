@@ -465,7 +465,7 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     name, kwargs = parse_spec(spec)
     if name == "random":
         kwargs.setdefault("seed", seed)
-    if name == "ppo" and "path" not in kwargs:
+    if name in ("ppo", "td") and "path" not in kwargs:
         kwargs.setdefault("num_players", players)
     try:
         bot = bots.make(name, **kwargs)
