@@ -17,6 +17,8 @@ Learners:
 * ``maskable_ppo_expect`` - the same with the expectimax policy head
   (``shelfie_env.train.policy.ExpectHeadPolicy``): learned placement values,
   rerolls by the exact expectation over the dice;
+* ``rllib_ppo`` - RLlib PPO (``shelfie_env.rllib``: masked module, 2 x 256,
+  the same PPO settings, batches of 4,096 env steps) against the same opponents;
 * ``td`` - TD(lambda) on after-state values with the planner's exact search over
   the dice (``shelfie_env.train.td``, the ``td_2p`` network and step sizes),
   trained against the same opponent mix instead of itself;
@@ -57,7 +59,7 @@ from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 EVAL_SEED = 20_000_000
 N_ENVS = 8
-LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td")
+LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo")
 
 
 class IllegalActionPenalty(gym.Wrapper):
@@ -105,6 +107,8 @@ def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
     """Train ``algo`` for ``steps`` learner decisions; returns its playing bot and training seconds."""
     if algo == "td":
         return train_td(steps, seed, curve)
+    if algo == "rllib_ppo":
+        return train_rllib(steps, seed, curve)
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -182,6 +186,44 @@ def train_td(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
         bot = ValueBot(trainer.numpy_net())
     curve.add(trainer.decisions, bot, final=True)
     return bot, wall
+
+
+def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
+    """RLlib PPO (new API stack, ``shelfie_env.rllib``) with the SB3 learners' settings, against the
+    benchmark's opponent mix (no snapshots), sampling in this process."""
+    import ray
+    import torch
+
+    from shelfie_env.rllib import ppo_config
+    from shelfie_env.rllib.train import LEARNER, RLlibConfig, _arrays
+
+    torch.set_num_threads(1)
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    cfg = RLlibConfig(
+        players=2, num_env_runners=0, num_envs_per_env_runner=N_ENVS, hidden=[256, 256], learning_rate=3e-4,
+        entropy_coeff=0.01, gamma=0.995, train_batch_size=4096, minibatch_size=512, num_epochs=4,
+        p_random=0.5, p_greedy=0.5, snapshots=1, seed=seed,
+    )
+    algo = ppo_config(cfg).build_algo()
+
+    def bot() -> PPOBot:
+        weights = algo.learner_group.get_weights([LEARNER])[LEARNER]
+        return PPOBot(NumpyPolicy.from_state_dict(_arrays(weights), "tanh"), 2)
+
+    decisions = 0
+    try:
+        while decisions < steps:
+            result = algo.train()
+            decisions += int(result["env_runners"]["num_module_steps_sampled"][LEARNER])
+            if curve.due(decisions):
+                curve.add(decisions, bot())
+        wall = curve.train_s()
+        final = bot()
+    finally:
+        algo.stop()
+        ray.shutdown()
+    curve.add(decisions, final, final=True)
+    return final, wall
 
 
 class Curve:
@@ -279,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             learned, wall = train(algo, args.steps, seed, curve)
             modes = ["raw", "masked"] if algo == "a2c" else ["masked"]
             for mode in modes:
-                if algo == "td":
+                if algo in ("td", "rllib_ppo"):
                     bot: Any = learned
                 else:
                     bot = RawChoiceBot(learned) if mode == "raw" else PPOBot(learned, 2)
