@@ -14,7 +14,9 @@ import importlib
 import inspect
 import logging
 import secrets
+import sqlite3
 import threading
+import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -101,6 +103,10 @@ class Session:
     rng: np.random.Generator
     num_moves: int
     lock: threading.Lock = field(default_factory=threading.Lock)
+    bot_error: dict[str, Any] | None = None
+    """Why the bot on turn has not moved (``seat``, ``bot``, ``message``); retried later."""
+    bot_retry_at: float = 0.0
+    """``time.monotonic()`` before which a failed bot is not tried again."""
 
     def public_seats(self) -> list[dict[str, Any]]:
         return [
@@ -120,7 +126,16 @@ def _rng_from_state(state: dict[str, Any]) -> np.random.Generator:
 
 
 class GameService:
-    """Creates games, validates and applies moves, runs bots, persists everything."""
+    """Creates games, validates and applies moves, runs bots, persists everything.
+
+    A bot that cannot move (it fails to build or to act, returns an illegal
+    action, or its move cannot be stored) never has a move played for it: the
+    game waits at its turn, the view says so in ``bot_error``, and the bot is
+    tried again by the next request for the game, at most every
+    ``bot_retry_s`` seconds.
+    """
+
+    bot_retry_s = 2.0
 
     def __init__(self, store: GameStore, bot_factory: Callable[..., Any] | None = None) -> None:
         self.store = store
@@ -214,6 +229,7 @@ class GameService:
             row = self._row(game_id)
             return self._view_row(row, since)
         with session.lock:
+            self._retry_bots(session)
             return self._view(session, since)
 
     def replay(self, game_id: str) -> dict[str, Any]:
@@ -259,6 +275,7 @@ class GameService:
             raise WebError(409, "game_over", "the game is over")
         with session.lock:
             seat = self._check_seat(session, body)
+            self._retry_bots(session)
             game = session.game
             if game.over:
                 raise WebError(409, "game_over", "the game is over")
@@ -440,30 +457,46 @@ class GameService:
                 self._sessions.pop(session.id, None)
 
     def _run_bots(self, session: Session) -> None:
-        """Let bots play while a bot seat is on turn (each move stored before the next)."""
+        """Let bots play while a bot seat is on turn (each move stored before the next).
+
+        On a failure the loop stops with ``session.bot_error`` set; nothing is played in the bot's place.
+        """
         game = session.game
         while not game.over and session.seats[game.current]["type"] == "bot":
-            bot_name = session.seats[game.current]["bot"]
+            seat = game.current
+            bot_name = session.seats[seat]["bot"]
             # The bot sees a copy with its own dice, so it can neither change the game nor draw its dice.
             view = game.clone(rng=np.random.default_rng(0))
-            note = None
             try:
                 bot, lock = self._bot(bot_name, game.num_players)  # fails if e.g. its model file went away
                 with lock:
                     action = bots_module.act_on_game(bot, view)
                 if action not in game.legal_actions():
                     raise ValueError(f"returned illegal action {action}: {game.why_illegal(action)}")
+                self._apply(session, action)  # a storage error rolls the move back
             except Exception as exc:
-                log.exception("bot %s failed in game %s", bot_name, session.id)
-                legal = game.legal_actions()
-                action = legal[int(session.rng.integers(len(legal)))]
-                note = f"{action_name(action)} (bot error: {exc}; a random legal move was played)"
-            self._apply(session, action, note)
+                log.exception("bot %s (seat %d) could not move in game %s", bot_name, seat, session.id)
+                what = "its move could not be stored" if isinstance(exc, sqlite3.Error) else "it failed to move"
+                session.bot_error = {
+                    "seat": seat,
+                    "bot": bot_name,
+                    "message": f"bot {bot_name!r} (seat {seat}) has not moved: {what}; it is tried again shortly",
+                }
+                session.bot_retry_at = time.monotonic() + self.bot_retry_s
+                return
+            session.bot_error = None
             game = session.game
+
+    def _retry_bots(self, session: Session) -> None:
+        """Give a bot that failed another try, once its retry time has come."""
+        if session.bot_error is not None and time.monotonic() >= session.bot_retry_at:
+            self._run_bots(session)
 
     def _view(self, session: Session, since: int) -> dict[str, Any]:
         game = session.game
-        return self._assemble(session.id, session.public_seats(), game, session.num_moves, since)
+        view = self._assemble(session.id, session.public_seats(), game, session.num_moves, since)
+        view["bot_error"] = session.bot_error
+        return view
 
     def _view_row(self, row: GameRow, since: int) -> dict[str, Any]:
         game = Game.from_dict(row.state)
@@ -489,6 +522,7 @@ class GameService:
             "legal": legal,
             "over": game.over,
             "result": result_of(game) if game.over else None,
+            "bot_error": None,
         }
 
 

@@ -100,6 +100,7 @@
     const current = state.current_player;
     if (!legal.size) {
       const seat = view.seats[current];
+      if (seat.type === "bot" && view.bot_error) return view.bot_error.message + ".";
       if (seat.type === "bot") return seatName(current) + " (bot) is playing…";
       return "Waiting for " + seatName(current) + "…";
     }
