@@ -680,3 +680,45 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
         and r.json()["error"] == "damaged_game"
         and "invalid state field" in r.json()["message"]
     )
+
+
+@pytest.mark.parametrize(
+    "column,value",
+    [
+        ("state", "{not json"),
+        ("rng", json.dumps({"bit_generator": "PCG64"})),  # an RNG record without its state
+        ("seats", "[]"),  # an empty seat list
+        ("seats", "{broken"),
+    ],
+)
+def test_one_damaged_row_does_not_keep_the_server_down(db: Path, column: str, value: str) -> None:
+    first = TestClient(create_app(db))
+    damaged = create(first, TWO_HUMANS)["game_id"]
+    healthy = create(first, TWO_HUMANS)
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE games SET {column}=? WHERE id=?", (value, damaged))
+    con.commit()
+    con.close()
+    second = TestClient(create_app(db))  # starts
+    r = second.get(f"/api/games/{damaged}")
+    assert r.status_code == 500 and r.json()["error"] == "damaged_game", r.text
+    ok = act(second, healthy["game_id"], 0, healthy["tokens"]["0"], healthy["legal"][0]["action"])
+    assert ok.status_code == 200
+
+
+def test_a_damaged_database_file_is_refused_at_start(tmp_path: Path) -> None:
+    from shelfie_env.play.web.store import DamagedDatabaseError, GameStore
+
+    path = tmp_path / "games.sqlite3"
+    client = TestClient(create_app(path))
+    for _ in range(20):
+        create(client, TWO_HUMANS)
+    client.app.state.store.close()
+    data = bytearray(path.read_bytes())
+    for i in range(4096 + 64, len(data), 97):  # flip bytes in every page after the first
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"games.sqlite3{suffix}").unlink(missing_ok=True)
+    with pytest.raises(DamagedDatabaseError, match="damaged"):
+        GameStore(path)

@@ -27,7 +27,7 @@ import numpy as np
 from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import MAX_PLAYERS, Game
-from shelfie_env.play.web.store import GameRow, GameStore, iter_json_lines
+from shelfie_env.play.web.store import DamagedRowError, GameRow, GameStore, iter_json_lines
 
 log = logging.getLogger("shelfie_env.play.web")
 
@@ -338,13 +338,15 @@ class GameService:
     # ------------------------------------------------------------- resuming
     def resume(self) -> int:
         """Load every unfinished game and let the bots that are due play; return how many games."""
-        rows = self.store.active_games()
         resumed = 0
-        for row in rows:
+        for game_id in self.store.active_game_ids():
             try:
+                row = self.store.get_game(game_id)
+                if row is None:
+                    continue
                 session = self._load_session(row)
-            except ValueError:  # a damaged row must not keep the server (and the other games) down
-                log.exception("game %s cannot be resumed: its stored state is invalid", row.id)
+            except ValueError as exc:  # a damaged row must not keep the server (and the other games) down
+                log.error("game %s cannot be resumed: %s", game_id, exc)
                 continue
             with self._sessions_lock:
                 session = self._sessions.setdefault(row.id, session)
@@ -355,7 +357,10 @@ class GameService:
 
     # ------------------------------------------------------------ internals
     def _row(self, game_id: str) -> GameRow:
-        row = self.store.get_game(game_id) if isinstance(game_id, str) and len(game_id) <= 64 else None
+        try:
+            row = self.store.get_game(game_id) if isinstance(game_id, str) and len(game_id) <= 64 else None
+        except DamagedRowError as exc:
+            raise WebError(500, "damaged_game", f"game {game_id} cannot be loaded: {exc}") from exc
         if row is None:
             raise WebError(404, "unknown_game", f"no game with id {game_id!r}")
         return row
@@ -378,9 +383,21 @@ class GameService:
 
     @staticmethod
     def _load_session(row: GameRow) -> Session:
-        rng = _rng_from_state(row.rng)
+        """The live session of a stored game; ``ValueError`` names what is damaged."""
+        try:
+            rng = _rng_from_state(row.rng)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"its dice generator record is invalid ({type(exc).__name__}: {exc})") from None
         game = Game.from_dict(row.state, rng=rng)
-        return Session(row.id, row.seats, game, rng, row.num_moves)
+        seats = row.seats
+        if not isinstance(seats, list) or len(seats) != game.num_players or not all(
+            isinstance(s, dict) and s.get("type") in ("human", "bot") and (s["type"] == "human" or s.get("bot"))
+            for s in seats
+        ):
+            raise ValueError(f"its seat list does not describe {game.num_players} seats")
+        if not isinstance(row.num_moves, int) or row.num_moves < 0:
+            raise ValueError("its move count is invalid")
+        return Session(row.id, seats, game, rng, row.num_moves)
 
     @staticmethod
     def _check_seat(session: Session, body: dict[str, Any]) -> int:
@@ -499,7 +516,10 @@ class GameService:
         return view
 
     def _view_row(self, row: GameRow, since: int) -> dict[str, Any]:
-        game = Game.from_dict(row.state)
+        try:
+            game = Game.from_dict(row.state)
+        except ValueError as exc:
+            raise WebError(500, "damaged_game", f"game {row.id} cannot be loaded: {exc}") from exc
         seats = [
             {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")}
             for i, s in enumerate(row.seats)

@@ -75,6 +75,14 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
+class DamagedDatabaseError(RuntimeError):
+    """The database file fails SQLite's integrity check (or is not a database)."""
+
+
+class DamagedRowError(ValueError):
+    """A stored game whose row cannot be read (invalid JSON in a field)."""
+
+
 class GameStore:
     """Thread-safe access to the games database at ``path`` (``":memory:"`` works too)."""
 
@@ -84,10 +92,20 @@ class GameStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            check = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise DamagedDatabaseError(f"{self.path} is damaged ({exc}); restore a copy or use another --db") from None
+        if check != ["ok"]:
+            self._db.close()
+            raise DamagedDatabaseError(
+                f"{self.path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
+            )
         if version not in (0, SCHEMA_VERSION):
             raise RuntimeError(
                 f"{self.path}: database schema version {version}, this server knows {SCHEMA_VERSION}"
@@ -156,14 +174,11 @@ class GameStore:
             ).fetchone()
         return None if row is None else _game_row(row)
 
-    def active_games(self) -> list[GameRow]:
-        """Every unfinished game, oldest first."""
+    def active_game_ids(self) -> list[str]:
+        """The ids of every unfinished game, oldest first (read each with :meth:`get_game`)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated"
-                " FROM games WHERE status='active' ORDER BY created"
-            ).fetchall()
-        return [_game_row(r) for r in rows]
+            rows = self._db.execute("SELECT id FROM games WHERE status='active' ORDER BY created").fetchall()
+        return [r[0] for r in rows]
 
     def moves(self, game_id: str, since: int = 0) -> list[MoveRow]:
         """Moves of ``game_id`` with index >= ``since``, in order."""
@@ -198,17 +213,13 @@ class _Txn:
 
 
 def _game_row(row: tuple[Any, ...]) -> GameRow:
-    return GameRow(
-        id=row[0],
-        status=row[1],
-        seats=json.loads(row[2]),
-        initial_state=json.loads(row[3]),
-        state=json.loads(row[4]),
-        rng=json.loads(row[5]),
-        num_moves=row[6],
-        created=row[7],
-        updated=row[8],
-    )
+    fields = {}
+    for name, raw in zip(("seats", "initial_state", "state", "rng"), row[2:6]):
+        try:
+            fields[name] = json.loads(raw)
+        except (TypeError, ValueError):
+            raise DamagedRowError(f"game {row[0]}: its stored {name} is not valid JSON") from None
+    return GameRow(id=row[0], status=row[1], num_moves=row[6], created=row[7], updated=row[8], **fields)
 
 
 def iter_json_lines(rows: list[MoveRow]) -> Iterator[dict[str, Any]]:
