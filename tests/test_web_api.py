@@ -722,3 +722,43 @@ def test_a_damaged_database_file_is_refused_at_start(tmp_path: Path) -> None:
         (tmp_path / f"games.sqlite3{suffix}").unlink(missing_ok=True)
     with pytest.raises(DamagedDatabaseError, match="damaged"):
         GameStore(path)
+
+
+@pytest.mark.parametrize(
+    "body,why",
+    [
+        (b'{"seats": [{"type": "human"}], "x": ' + b"9" * 5000 + b"}", "number too long"),
+        (b"[" * 6000 + b"]" * 6000, "nested deeper"),
+        (b'{"seats": [[[[[[[[[[1]]]]]]]]]]}', "nested deeper"),
+        (b'{"seats": [{"type": "human", "name": "\\ud800"}]}', "unpaired surrogate"),
+        (b'{"\\udfff": 1}', "unpaired surrogate"),
+    ],
+)
+def test_hostile_json_gets_a_400_json_error(client: TestClient, body: bytes, why: str) -> None:
+    r = client.post("/api/games", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_json" and why in r.json()["message"], r.text
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_lone_surrogate_in_a_token_is_a_400_and_leaves_the_game_unchanged(client: TestClient) -> None:
+    view = create(client, TWO_HUMANS)
+    gid = view["game_id"]
+    body = b'{"seat": 0, "token": "\\ud800", "action": 0}'
+    r = client.post(f"/api/games/{gid}/actions", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_json"
+    assert snapshot(client, gid)["num_moves"] == 0
+
+
+def test_an_unexpected_error_is_a_500_json_answer_with_the_security_headers(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = TestClient(create_app(db), raise_server_exceptions=False)
+    gid = create(client, TWO_HUMANS)["game_id"]
+
+    def boom(self: GameService, game_id: str, since: int = 0) -> dict[str, Any]:
+        raise RuntimeError("/secret/server/path exploded")
+
+    monkeypatch.setattr(GameService, "view", boom)
+    r = client.get(f"/api/games/{gid}")
+    assert r.status_code == 500 and r.json()["error"] == "internal_error"
+    assert "/secret" not in r.text and r.headers["content-security-policy"].startswith("default-src")

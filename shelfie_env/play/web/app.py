@@ -151,14 +151,42 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+MAX_DEPTH = 8
+"""Deepest nesting of objects and arrays a request body may have (the API needs 3)."""
+
+
 async def _json_body(request: Request) -> Any:
     raw = await request.body()
     if not raw:
         raise WebError(400, "bad_json", "the request needs a JSON body")
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WebError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
+    except ValueError:  # an integer literal beyond Python's digit limit
+        raise WebError(400, "bad_json", "the body holds a number too long to read") from None
+    except RecursionError:
+        raise WebError(400, "bad_json", f"the body is nested deeper than {MAX_DEPTH} levels") from None
+    _check_json(body, 0)
+    return body
+
+
+def _check_json(value: Any, depth: int) -> None:
+    """Refuse nesting beyond :data:`MAX_DEPTH` and strings that are not valid Unicode (lone surrogates)."""
+    if depth > MAX_DEPTH:
+        raise WebError(400, "bad_json", f"the body is nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise WebError(400, "bad_json", "the body holds a string with an unpaired surrogate") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_json(k, depth + 1)
+            _check_json(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _check_json(v, depth + 1)
 
 
 def _since(request: Request) -> int:
@@ -248,6 +276,15 @@ def create_app(
         assert isinstance(exc, WebError)
         return JSONResponse(exc.to_json(), status_code=exc.status)
 
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        headers = {k.decode(): v.decode() for k, v in SECURITY_HEADERS}
+        return JSONResponse(
+            {"error": "internal_error", "message": "the server could not answer this request; it was logged"},
+            status_code=500,
+            headers=headers,
+        )
+
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
@@ -268,7 +305,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, limit=max_body)],
-        exception_handlers={WebError: web_error, HTTPException: http_error},
+        exception_handlers={WebError: web_error, HTTPException: http_error, Exception: server_error},
     )
     app.state.service = service
     app.state.store = store
