@@ -37,6 +37,12 @@ def client(db: Path) -> TestClient:
     return TestClient(create_app(db))
 
 
+def restart(client: TestClient, db: Path) -> TestClient:
+    """Stop the server behind ``client`` (its store lets go of the file) and start another on ``db``."""
+    client.app.state.store.close()
+    return TestClient(create_app(db))
+
+
 def create(client: TestClient, spec: dict[str, Any]) -> dict[str, Any]:
     r = client.post("/api/games", json=spec)
     assert r.status_code == 201, r.text
@@ -431,8 +437,7 @@ def test_restart_resumes_unfinished_games(db: Path) -> None:
     for _ in range(6):
         view = act(first, gid, 0, tokens["0"], rng.choice(view["legal"])["action"]).json()
     before = snapshot(first, gid)
-    del first  # the server goes away; a new one opens the same file
-    second = TestClient(create_app(db))
+    second = restart(first, db)  # the server goes away; a new one opens the same file
     assert snapshot(second, gid) == before
     final = play_out(second, before, tokens, rng)
     assert final["over"]
@@ -452,7 +457,7 @@ def test_restart_lets_a_due_bot_move(db: Path, monkeypatch: pytest.MonkeyPatch) 
     stuck = view["num_moves"]
     assert view["state"]["current_player"] == 1
     monkeypatch.undo()
-    second = TestClient(create_app(db))
+    second = restart(first, db)
     resumed = snapshot(second, gid)
     assert resumed["num_moves"] > stuck
     assert {m["seat"] for m in resumed["moves"][stuck:]} == {1}
@@ -668,7 +673,7 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
     con.execute("UPDATE games SET state=? WHERE id=?", (json.dumps({"num_players": 9}), damaged))
     con.commit()
     con.close()
-    second = TestClient(create_app(db))  # starts although one game is unreadable
+    second = restart(first, db)  # starts although one game is unreadable
     resumed = snapshot(second, gid)
     # the bot is gone: its seat waits (no move is invented for it) and the view says why
     assert resumed["state"]["current_player"] == 1 and resumed["num_moves"] == view["num_moves"]
@@ -699,7 +704,7 @@ def test_one_damaged_row_does_not_keep_the_server_down(db: Path, column: str, va
     con.execute(f"UPDATE games SET {column}=? WHERE id=?", (value, damaged))
     con.commit()
     con.close()
-    second = TestClient(create_app(db))  # starts
+    second = restart(first, db)  # starts
     r = second.get(f"/api/games/{damaged}")
     assert r.status_code == 500 and r.json()["error"] == "damaged_game", r.text
     ok = act(second, healthy["game_id"], 0, healthy["tokens"]["0"], healthy["legal"][0]["action"])
@@ -762,3 +767,27 @@ def test_an_unexpected_error_is_a_500_json_answer_with_the_security_headers(
     r = client.get(f"/api/games/{gid}")
     assert r.status_code == 500 and r.json()["error"] == "internal_error"
     assert "/secret" not in r.text and r.headers["content-security-policy"].startswith("default-src")
+
+
+def test_a_second_server_on_the_same_database_is_refused(db: Path) -> None:
+    from shelfie_env.play.web.store import DatabaseInUseError
+
+    first = TestClient(create_app(db))
+    gid = create(first, TWO_HUMANS)["game_id"]
+    with pytest.raises(DatabaseInUseError, match="in use by another shelfie server"):
+        create_app(db)
+    second = restart(first, db)  # once the first has stopped, the file is free again
+    assert snapshot(second, gid)["num_moves"] == 0
+
+
+def test_api_answers_are_not_cached_and_forms_cannot_create_games(client: TestClient) -> None:
+    r = client.post("/api/games", json=TWO_HUMANS)
+    assert r.status_code == 201 and r.headers["cache-control"] == "no-store"
+    for ctype, body in (
+        ("text/plain", b'{"seats": [{"type": "human"}]}'),
+        ("application/x-www-form-urlencoded", b"seats=1"),
+        ("multipart/form-data; boundary=x", b"--x--"),
+    ):
+        r = client.post("/api/games", content=body, headers={"content-type": ctype})
+        assert r.status_code == 415 and r.json()["error"] == "unsupported_media_type", ctype
+    assert "cache-control" not in client.get("/").headers

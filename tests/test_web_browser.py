@@ -356,7 +356,7 @@ def test_joker_choice_is_asked_when_both_ways_are_legal(browser: Any, server: Se
         "phase": "circle", "dice": [0, 1, 4, 4, 4, 5], "spent": [False] * 6, "rolls_left": 0,
         "circles_this_turn": 0, "end_triggered": False,
     }  # fmt: skip
-    store = GameStore(server.db)  # the running server picks the new game up from the shared file
+    store = GameStore(server.db, exclusive=False)  # the running server picks the new game up from the file
     view = GameService(store).create(
         {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "random"}]}, seed=1, state=state
     )

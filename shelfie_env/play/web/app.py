@@ -63,6 +63,8 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
 ]
+NO_STORE = [(b"cache-control", b"no-store")]
+"""API answers (tokens, live games) are never cached."""
 
 
 class BodyLimit:
@@ -130,10 +132,12 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        extra = SECURITY_HEADERS + (NO_STORE if scope["path"].startswith("/api/") else [])
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = dict(message)
-                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+                message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 
         await self.app(scope, receive, with_headers)
@@ -156,6 +160,10 @@ MAX_DEPTH = 8
 
 
 async def _json_body(request: Request) -> Any:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        # A page on another site can post forms and text/plain without asking; JSON it cannot.
+        raise WebError(415, "unsupported_media_type", "send the body as application/json")
     raw = await request.body()
     if not raw:
         raise WebError(400, "bad_json", "the request needs a JSON body")

@@ -75,6 +75,27 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
+class DatabaseInUseError(RuntimeError):
+    """Another server (process or store) already holds the database file."""
+
+
+def _claim(path: str) -> Any:
+    """An exclusive lock on ``path + ".lock"`` for as long as the store lives (None for ``:memory:``)."""
+    if path == ":memory:":
+        return None
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        return None
+    handle = open(path + ".lock", "a+")  # noqa: SIM115 - held open on purpose
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise DatabaseInUseError(f"{path} is in use by another shelfie server; stop it or use another --db") from None
+    return handle
+
+
 class DamagedDatabaseError(RuntimeError):
     """The database file fails SQLite's integrity check (or is not a database)."""
 
@@ -86,11 +107,14 @@ class DamagedRowError(ValueError):
 class GameStore:
     """Thread-safe access to the games database at ``path`` (``":memory:"`` works too)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, exclusive: bool = True) -> None:
+        """Open (or create) the database; ``exclusive`` (the server's way) refuses a file another
+        store holds. ``exclusive=False`` is for tools that add games beside a running server."""
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._owner = _claim(self.path) if exclusive else None
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -99,10 +123,10 @@ class GameStore:
             check = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            self.close()
             raise DamagedDatabaseError(f"{self.path} is damaged ({exc}); restore a copy or use another --db") from None
         if check != ["ok"]:
-            self._db.close()
+            self.close()
             raise DamagedDatabaseError(
                 f"{self.path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
             )
@@ -115,8 +139,14 @@ class GameStore:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
+        """Close the database and let another server open it."""
         with self._lock:
-            self._db.close()
+            db = getattr(self, "_db", None)
+            if db is not None:
+                db.close()
+            if self._owner is not None:
+                self._owner.close()  # releases the lock
+                self._owner = None
 
     # ------------------------------------------------------------ writes
     def create_game(
