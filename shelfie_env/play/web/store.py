@@ -118,7 +118,7 @@ class GameStore:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
             self._db.execute("PRAGMA busy_timeout=5000")
             check = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
