@@ -117,6 +117,10 @@ def test_meta_lists_the_registered_bots(client: TestClient) -> None:
     assert {"random", "greedy"} <= set(meta["bots"])
     assert meta["hint"] is (service_module.hint_function() is not None)
     assert meta["max_players"] == 4 and meta["max_name"] == MAX_NAME and meta["max_body"] == MAX_BODY
+    tables = meta["bot_tables"]
+    assert tables["greedy"] == [1, 2, 3, 4] and tables["ppo"] == [1, 2]  # the shipped ppo models
+    r = client.post("/api/games", json={"seats": [{"type": "human"}] * 2 + [{"type": "bot", "bot": "ppo"}]})
+    assert r.status_code == 400 and r.json()["error"] == "bot_unavailable" and "/" not in r.json()["message"]
 
 
 # ----------------------------------------------------------------------------- whole games

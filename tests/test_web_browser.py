@@ -391,3 +391,19 @@ def test_joker_choice_is_asked_when_both_ways_are_legal(browser: Any, server: Se
     ready(page)
     assert page.locator("#log li").nth(1).text_content() == "Ann: end turn"
     assert page.locator("#log li").count() > 2  # the bot's turn followed
+
+
+def test_the_setup_offers_only_bots_that_can_play_the_table(browser: Any, server: Server) -> None:
+    page = new_page(browser)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#seat-type-1")
+
+    def offered(seat: int) -> list[str]:
+        return page.eval_on_selector_all(f"#seat-type-{seat} option", "els => els.map(e => e.value)")
+
+    page.select_option("#num-seats", "2")
+    assert "bot:ppo" in offered(1) and "bot:greedy" in offered(1)
+    page.select_option("#seat-type-1", "bot:ppo")
+    page.select_option("#num-seats", "3")  # no ppo model plays three: the seat falls back to a bot that can
+    assert "bot:ppo" not in offered(1) and "bot:ppo" not in offered(2) and "bot:greedy" in offered(2)
+    assert page.input_value("#seat-type-1") in ("bot:planner", "bot:greedy", "bot:random")

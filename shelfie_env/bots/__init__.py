@@ -54,6 +54,12 @@ def factory(name: str) -> Callable[..., Bot]:
     return getattr(importlib.import_module(module), attr)
 
 
+def table_sizes(name: str) -> tuple[int, ...]:
+    """The numbers of players bot ``name`` can play (its factory's ``table_sizes()``; else 1-4)."""
+    sizes = getattr(factory(name), "table_sizes", None)
+    return tuple(sorted(sizes())) if callable(sizes) else (1, 2, 3, 4)
+
+
 def make(name: str, **kwargs: Any) -> Bot:
     """Build the bot registered as ``name`` (e.g. ``"random"``, ``"greedy"``)."""
     return factory(name)(**kwargs)

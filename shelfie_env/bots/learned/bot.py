@@ -152,3 +152,12 @@ def make_ppo(
     if path is None and num_players is None:
         return ShippedPPOBot(deterministic, seed)
     return PPOBot.load(path, deterministic=deterministic, seed=seed, num_players=num_players)
+
+
+def _shipped_sizes() -> tuple[int, ...]:
+    """Table sizes with a shipped ``ppo`` model present in this installation."""
+    here = resources.files("shelfie_env") / "models"
+    return tuple(n for n, name in SHIPPED.items() if Path(str(here / f"{name}.npz")).is_file())
+
+
+make_ppo.table_sizes = _shipped_sizes  # type: ignore[attr-defined]

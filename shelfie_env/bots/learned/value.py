@@ -130,3 +130,10 @@ def make_td(path: str | Path | None = None, num_players: int | None = None) -> V
     if path is None:
         path = shipped_td_model(num_players or 2)
     return load_value_bot(path, num_players)
+
+
+make_td.table_sizes = lambda: tuple(n for n in SHIPPED_TD if _has_model(SHIPPED_TD[n]))  # type: ignore[attr-defined]
+
+
+def _has_model(name: str) -> bool:
+    return Path(str(resources.files("shelfie_env") / "models" / f"{name}.npz")).is_file()

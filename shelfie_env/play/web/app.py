@@ -242,9 +242,11 @@ def create_app(
 
     async def meta(request: Request) -> Response:
         names = await run_in_threadpool(service.bot_names)
+        tables = await run_in_threadpool(service.bot_tables)
         return JSONResponse(
             {
                 "bots": names,
+                "bot_tables": tables,
                 "hint": service.hints_available(),
                 "max_players": MAX_PLAYERS,
                 "max_name": MAX_NAME,

@@ -147,6 +147,17 @@ class GameService:
 
     # ------------------------------------------------------------ metadata
     @staticmethod
+    def bot_tables() -> dict[str, list[int]]:
+        """For every bot, the numbers of players it can play (the setup page offers only those)."""
+        out = {}
+        for name in bots_module.available():
+            try:
+                out[name] = list(bots_module.table_sizes(name))
+            except Exception:  # a registered bot whose factory cannot even be found
+                log.exception("bot %s: its table sizes cannot be read", name)
+        return out
+
+    @staticmethod
     def bot_names() -> list[str]:
         return bots_module.available()
 

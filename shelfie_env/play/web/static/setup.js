@@ -3,7 +3,29 @@
 
 (() => {
   const { el, api, memory } = Shelfie;
-  let meta = { bots: [], max_name: 24 };
+  let meta = { bots: [], bot_tables: {}, max_name: 24 };
+
+  /** The bots that can play a table of ``n`` players. */
+  function botsFor(n) {
+    const tables = meta.bot_tables || {};
+    return meta.bots.filter((b) => !tables[b] || tables[b].includes(n));
+  }
+
+  /** Fill a seat's menu with Person and the bots for ``n`` players, keeping the choice if it still fits. */
+  function fillSeatMenu(type, i, n) {
+    const before = type.value;
+    type.replaceChildren(new Option("Person", "human"));
+    const bots = botsFor(n);
+    for (const bot of bots) type.appendChild(new Option("Bot: " + bot, "bot:" + bot));
+    if (Array.from(type.options).some((o) => o.value === before)) {
+      type.value = before;
+    } else if (i > 0 && bots.length) {
+      const preferred = ["planner", "greedy", "random"].find((b) => bots.includes(b)) || bots[0];
+      type.value = "bot:" + preferred;
+    } else {
+      type.value = "human";
+    }
+  }
 
   function seatRow(i) {
     const row = el("div", "seat-row");
@@ -13,12 +35,7 @@
     const type = el("select");
     type.id = "seat-type-" + i;
     type.className = "seat-type";
-    type.appendChild(new Option("Person", "human"));
-    for (const bot of meta.bots) type.appendChild(new Option("Bot: " + bot, "bot:" + bot));
-    if (i > 0 && meta.bots.length) {
-      const preferred = ["planner", "greedy", "random"].find((b) => meta.bots.includes(b)) || meta.bots[0];
-      type.value = "bot:" + preferred;
-    }
+    fillSeatMenu(type, i, Number(document.getElementById("num-seats").value));
     const name = el("input", "seat-name");
     name.type = "text";
     name.maxLength = meta.max_name;
@@ -33,6 +50,7 @@
     const box = document.getElementById("seats");
     const old = Array.from(box.children);
     while (box.children.length > n) box.lastChild.remove();
+    Array.from(box.children).forEach((row, i) => fillSeatMenu(row.querySelector(".seat-type"), i, n));
     for (let i = old.length; i < n; i++) box.appendChild(seatRow(i));
   }
 
