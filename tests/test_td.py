@@ -172,3 +172,16 @@ def test_the_training_guide_documents_every_td_field_with_its_default():
         rows = [line for line in guide.splitlines() if line.startswith(f"| `{f.name}` | ")]
         default = str(getattr(td.TDConfig(), f.name))
         assert any(r.split("|")[2].strip() == default for r in rows), (f.name, default, rows)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_td_trains_and_plays_bigger_tables(tmp_path, players):
+    cfg = td.TDConfig(players=players, iterations=1, games=2, eval_every=0, net_arch=[8], run_dir=str(tmp_path / "n"))
+    td.TDTrainer(cfg).run(log=lambda s: None)
+    bot = bots.make("td", path=str(tmp_path / "n" / "latest.npz"))
+    assert bot.num_players == players
+    game = Game.new(players, rng=1)
+    while not game.over:
+        action = bot.act_game(game)
+        assert game.legal_mask()[action]
+        game.step(action)
