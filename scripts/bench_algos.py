@@ -412,6 +412,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         "|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for r in rows:
+        if not r.get("vs_greedy"):  # a run stopped before its budget: its curve only
+            continue
         g, rd = r["vs_greedy"], r["vs_random"]
         out.append(
             f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | "

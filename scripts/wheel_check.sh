@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the wheel, install it alone (core dependencies only) into a fresh venv outside the
-# checkout, and check that `shelfie play` and `bots.make("ppo")` play the shipped learned bots.
+# checkout, and check that `shelfie play`, `bots.make("ppo")` and `bots.make("td")` play the shipped learned bots.
 set -euo pipefail
 python=${1:-python3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 "$work/venv/bin/pip" install -q "$work"/dist/shelfie_env-*.whl
 cd "$work"
 out=$(printf 'stop\n' | "$work/venv/bin/shelfie" play --seed 3 --no-color 2>&1 || true)
-echo "$out" | grep -q "^ppo (player 2)" || { echo "wheel check: shelfie play did not seat the ppo bot:"; echo "$out" | head -20; exit 1; }
+echo "$out" | grep -q "^td (player 2)" || { echo "wheel check: shelfie play did not seat the td bot:"; echo "$out" | head -20; exit 1; }
 "$work/venv/bin/python" - <<'PY'
 import sys
 import numpy as np
@@ -24,6 +24,9 @@ for players in (2, 1):
     seats = [bot] + [bots.make("greedy")] * (players - 1)
     scores = play_game(seats, seed=5)
     print(f"wheel check: ppo ({bot.card['preset']}) played a {players}-player game: scores {scores}")
+td = bots.make("td")
+assert type(td).__name__ == "ValueBot" and td.card["teacher"] == "none"
+print(f"wheel check: td ({td.card['preset']}) played a 2-player game: scores {play_game([td, bots.make('greedy')], seed=5)}")
 heavy = [m for m in ("torch", "stable_baselines3", "sb3_contrib", "numba", "fastapi") if m in sys.modules]
 assert not heavy, heavy
 assert "site-packages" in bots.__file__, bots.__file__

@@ -480,16 +480,27 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     return bot
 
 
+DEFAULT_BOTS = ("td", "ppo")
+"""The learned bots a table gets by default, strongest first (``td`` beats ``ppo`` 51.9 % of 2-player games)."""
+
+
 def default_bot(num_players: int, out: TextIO) -> tuple[str, Any]:
-    """``("ppo", bot)`` when the shipped model loads for this table size, else
+    """The first of :data:`DEFAULT_BOTS` with a shipped model for this table size, built; else
     ``("greedy", None)`` after a one-line notice on ``out``."""
     from shelfie_env import bots
 
-    try:
-        return "ppo", bots.make("ppo", num_players=num_players)
-    except FileNotFoundError as exc:  # no model ships for this table size
-        out.write(f"({str(exc).splitlines()[0]}; playing against greedy)\n")
-        return "greedy", None
+    for name in DEFAULT_BOTS:
+        if num_players in bots.table_sizes(name):
+            try:
+                return name, bots.make(name, num_players=num_players)
+            except FileNotFoundError:  # the model went missing from this installation
+                continue
+    shipped = sorted({n for name in DEFAULT_BOTS for n in bots.table_sizes(name)})
+    out.write(
+        f"(no learned model ships for {num_players}-player games, only for {', '.join(map(str, shipped))} "
+        "players; playing against greedy)\n"
+    )
+    return "greedy", None
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:

@@ -54,7 +54,7 @@ class TDConfig:
 
     players: int = 2
     """Players per game (2-4)."""
-    iterations: int = 1000
+    iterations: int = 320
     """Play-then-fit iterations."""
     games: int = 200
     """Games played per iteration."""
