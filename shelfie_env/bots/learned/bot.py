@@ -13,13 +13,12 @@ takes the most likely legal action, ``False`` samples from the masked policy.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
+from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.policy import NumpyPolicy, read_weights
 from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import Game
@@ -30,17 +29,7 @@ SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}
 
 def shipped_model(num_players: int = 2) -> Path:
     """Path of the shipped model for ``num_players``; ``FileNotFoundError`` names the counts that have one."""
-    name = SHIPPED.get(num_players)
-    if name is None:
-        have = ", ".join(f"{n} ({SHIPPED[n]})" for n in sorted(SHIPPED))
-        raise FileNotFoundError(
-            f"no shipped ppo model for {num_players}-player games; shipped: {have}. "
-            "Train one with `shelfie train --players N` and play it as ppo:path=..."
-        )
-    path = Path(str(resources.files("shelfie_env") / "models" / f"{name}.npz"))
-    if not path.is_file():
-        raise FileNotFoundError(f"the shipped model {name}.npz is missing from this installation")
-    return path
+    return shipped_file("ppo", SHIPPED, num_players, "shelfie train --players N")
 
 
 def load_policy(path: str | Path, num_players: int | None = None) -> tuple[NumpyPolicy, dict[str, Any]]:
@@ -154,10 +143,4 @@ def make_ppo(
     return PPOBot.load(path, deterministic=deterministic, seed=seed, num_players=num_players)
 
 
-def _shipped_sizes() -> tuple[int, ...]:
-    """Table sizes with a shipped ``ppo`` model present in this installation."""
-    here = resources.files("shelfie_env") / "models"
-    return tuple(n for n, name in SHIPPED.items() if Path(str(here / f"{name}.npz")).is_file())
-
-
-make_ppo.table_sizes = _shipped_sizes  # type: ignore[attr-defined]
+make_ppo.table_sizes = lambda: shipped_sizes(SHIPPED)  # type: ignore[attr-defined]

@@ -135,3 +135,33 @@ def write_card(model_path: str | Path, card: Mapping[str, Any]) -> Path:
     tmp.write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
     tmp.replace(path)
     return path
+
+
+def models_dir() -> Path:
+    """The folder of the models shipped with the package (``shelfie_env/models``)."""
+    from importlib import resources
+
+    return Path(str(resources.files("shelfie_env") / "models"))
+
+
+def shipped_file(bot: str, shipped: Mapping[int, str], num_players: int, train: str) -> Path:
+    """The ``.npz`` of ``bot``'s shipped model for ``num_players`` (``shipped``: player count -> name).
+
+    ``FileNotFoundError`` names the table sizes that have one and how to train one (``train``).
+    """
+    name = shipped.get(num_players)
+    if name is None:
+        have = ", ".join(f"{n} ({shipped[n]})" for n in sorted(shipped))
+        raise FileNotFoundError(
+            f"no shipped {bot} model for {num_players}-player games; shipped: {have}. "
+            f"Train one with `{train}` and play it as {bot}:path=..."
+        )
+    path = models_dir() / f"{name}.npz"
+    if not path.is_file():
+        raise FileNotFoundError(f"the shipped model {name}.npz is missing from this installation")
+    return path
+
+
+def shipped_sizes(shipped: Mapping[int, str]) -> tuple[int, ...]:
+    """The table sizes of ``shipped`` whose model file is present in this installation."""
+    return tuple(n for n, name in sorted(shipped.items()) if (models_dir() / f"{name}.npz").is_file())

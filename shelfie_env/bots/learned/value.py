@@ -11,14 +11,13 @@ over the dice and every circle by its best completion
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from shelfie_env.bots.learned.afterstate import AfterstateNet
-from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
+from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.expect_head import NUM_SETS
 from shelfie_env.bots.learned.policy import read_weights
 from shelfie_env.bots.planner.evaluation import Weights
@@ -112,17 +111,7 @@ SHIPPED_TD = {2: "td_2p"}
 
 def shipped_td_model(num_players: int = 2) -> Path:
     """Path of the shipped ``td`` model for ``num_players``; ``FileNotFoundError`` names those there are."""
-    name = SHIPPED_TD.get(num_players)
-    if name is None:
-        have = ", ".join(f"{n} ({SHIPPED_TD[n]})" for n in sorted(SHIPPED_TD))
-        raise FileNotFoundError(
-            f"no shipped td model for {num_players}-player games; shipped: {have}. "
-            "Train one with `shelfie train-td --players N` and play it as td:path=..."
-        )
-    path = Path(str(resources.files("shelfie_env") / "models" / f"{name}.npz"))
-    if not path.is_file():
-        raise FileNotFoundError(f"the shipped model {name}.npz is missing from this installation")
-    return path
+    return shipped_file("td", SHIPPED_TD, num_players, "shelfie train-td --players N")
 
 
 def make_td(path: str | Path | None = None, num_players: int | None = None) -> ValueBot:
@@ -132,8 +121,4 @@ def make_td(path: str | Path | None = None, num_players: int | None = None) -> V
     return load_value_bot(path, num_players)
 
 
-make_td.table_sizes = lambda: tuple(n for n in SHIPPED_TD if _has_model(SHIPPED_TD[n]))  # type: ignore[attr-defined]
-
-
-def _has_model(name: str) -> bool:
-    return Path(str(resources.files("shelfie_env") / "models" / f"{name}.npz")).is_file()
+make_td.table_sizes = lambda: shipped_sizes(SHIPPED_TD)  # type: ignore[attr-defined]
