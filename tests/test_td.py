@@ -176,8 +176,13 @@ def test_the_training_guide_documents_every_td_field_with_its_default():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_td_trains_and_plays_bigger_tables(tmp_path, players):
-    cfg = td.TDConfig(players=players, iterations=1, games=2, eval_every=0, net_arch=[8], run_dir=str(tmp_path / "n"))
+    cfg = td.TDConfig(players=players, iterations=1, games=2, eval_every=1, eval_games=3, eval_opponents=["greedy"],
+                      net_arch=[8], run_dir=str(tmp_path / "n"))
     td.TDTrainer(cfg).run(log=lambda s: None)
+    import json
+
+    rec = json.loads((tmp_path / "n" / "eval.jsonl").read_text().splitlines()[-1])
+    assert rec["greedy"]["games"] == 3 and 0.0 <= rec["greedy"]["win_rate"] <= 1.0  # first places against a field
     bot = bots.make("td", path=str(tmp_path / "n" / "latest.npz"))
     assert bot.num_players == players
     game = Game.new(players, rng=1)

@@ -334,20 +334,26 @@ class TDTrainer:
         return float(np.mean(losses))
 
     def evaluate(self) -> dict[str, Any]:
+        """Arena games against each of ``eval_opponents``: head to head with two players, else the
+        learner against a field of that bot (its first-place rate)."""
         from shelfie_env.arena import run_arena
 
         bot = ValueBot(self.numpy_net())
+        n = self.cfg.players
         rec: dict[str, Any] = {"iteration": self.iteration, "games_played": self.iteration * self.cfg.games}
         rec["decisions"] = self.decisions
         rec["wall_s"] = round(self.wall, 1)
         for opp in self.cfg.eval_opponents:
-            res = run_arena(
-                ["td", opp], 2, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False, bots={"td": bot}
-            )
-            pair = res["pairings"][0]
-            rec[opp] = {
-                k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")
-            }
+            field = {f"{opp}#{k}": make(opp) for k in range(2, n)}  # more seats of the same bot
+            res = run_arena(["td", opp, *field], n, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False,
+                            bots={"td": bot, **field})
+            if n == 2:
+                pair = res["pairings"][0]
+                keys = ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")
+                rec[opp] = {k: pair[k] for k in keys}
+            else:
+                mine = next(b for b in res["bots"] if b["bot"] == "td")
+                rec[opp] = {"games": mine["games"], "win_rate": mine["first_place_rate"], "mean_score": mine["mean_score"]}
         return rec
 
     def run(self, resume: bool = False, log: Any = print) -> Path:
