@@ -219,14 +219,6 @@ class AfterstateNet:
             at += len(index)
         return out
 
-    def features_of(self, game: Game, index: int) -> tuple[np.ndarray, bool]:
-        """The features of placement ``index`` (a ``NUM_SET_VALUES`` index) and whether it ends the game."""
-        if index < NUM_SETS:
-            feats, over, _ = afterstates(game, SET_MASKS[[index]], np.zeros(0, np.int64))
-        else:
-            feats, over, _ = afterstates(game, np.zeros(0, np.int64), np.array([index - NUM_SETS]))
-        return feats[0], bool(over[0])
-
     def state(self) -> dict[str, np.ndarray]:
         """Arrays for ``np.savez`` (``values.{2i}.weight`` in torch's ``(out, in)`` layout)."""
         out: dict[str, np.ndarray] = {"margin_coef": np.array(self.margin_coef)}
