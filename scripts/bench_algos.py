@@ -195,7 +195,7 @@ def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
     import torch
 
     from shelfie_env.rllib import ppo_config
-    from shelfie_env.rllib.train import LEARNER, RLlibConfig, _arrays
+    from shelfie_env.rllib.train import LEARNER, RLlibConfig, weights_to_arrays
 
     torch.set_num_threads(1)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
@@ -208,7 +208,7 @@ def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
 
     def bot() -> PPOBot:
         weights = algo.learner_group.get_weights([LEARNER])[LEARNER]
-        return PPOBot(NumpyPolicy.from_state_dict(_arrays(weights), "tanh"), 2)
+        return PPOBot(NumpyPolicy.from_state_dict(weights_to_arrays(weights), "tanh"), 2)
 
     decisions = 0
     try:

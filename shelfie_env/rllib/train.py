@@ -140,7 +140,8 @@ def ppo_config(cfg: RLlibConfig | None = None, **overrides: Any) -> Any:
     )
 
 
-def _arrays(weights: dict[str, Any]) -> dict[str, np.ndarray]:
+def weights_to_arrays(weights: dict[str, Any]) -> dict[str, np.ndarray]:
+    """An RLlib module state (tensors or arrays by name) as float32 numpy arrays."""
     return {k: np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, np.float32) for k, v in weights.items()}
 
 
@@ -189,7 +190,7 @@ class RLlibTrainer:
         )
 
     def learner_arrays(self, algo: Any) -> dict[str, np.ndarray]:
-        return _arrays(algo.learner_group.get_weights([LEARNER])[LEARNER])
+        return weights_to_arrays(algo.learner_group.get_weights([LEARNER])[LEARNER])
 
     # ---------------------------------------------------------------- steps
     def refresh_snapshot(self, algo: Any) -> str:
