@@ -20,9 +20,10 @@ from shelfie_env.envs.common import (
     final_rewards,
     game_from_state,
     observation_box,
+    observation_dict,
     score_bound,
 )
-from shelfie_env.envs.observation import ObservationEncoder, legal_mask
+from shelfie_env.envs.observation import ObservationEncoder
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
@@ -223,14 +224,7 @@ class raw_env(AECEnv, EzPickle):
     # -------------------------------------------------------- observation
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``agent``."""
-        seat = self._seat[agent]
-        game = self.game
-        obs = self._encoder.encode(game, seat)
-        if seat == game.current and game.phase != OVER:
-            mask = legal_mask(game.legal_actions())
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": obs, "action_mask": mask}
+        return observation_dict(self._encoder, self.game, self._seat[agent])
 
     def state_dict(self) -> dict[str, Any]:
         """The current state dict (JSON-compatible, docs/rules.md); ``reset(options={"state": ...})`` takes it back."""

@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from shelfie_env.envs.observation import SCORE_SCALE, observation_size
-from shelfie_env.game.engine import MAX_PLAYERS, Game
+from shelfie_env.envs.observation import SCORE_SCALE, ObservationEncoder, legal_mask, observation_size
+from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.engine import MAX_PLAYERS, OVER, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
 
@@ -91,3 +92,14 @@ def check_num_players(num_players: object, low: int = 1) -> int:
     if not low <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be {low}..{MAX_PLAYERS}, got {num_players}")
     return int(num_players)
+
+
+def observation_dict(encoder: ObservationEncoder, game: Game, seat: int) -> dict[str, np.ndarray]:
+    """``{"observation", "action_mask"}`` of ``seat``: its observation, and the legal mask while it
+    is on turn (all zeros otherwise). The multi-agent envs (PettingZoo, RLlib) share it."""
+    obs = encoder.encode(game, seat)
+    if seat == game.current and game.phase != OVER:
+        mask = legal_mask(game.legal_actions())
+    else:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    return {"observation": obs, "action_mask": mask}

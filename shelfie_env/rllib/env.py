@@ -26,9 +26,10 @@ from shelfie_env.envs.common import (
     final_rewards,
     game_from_state,
     observation_box,
+    observation_dict,
     score_bound,
 )
-from shelfie_env.envs.observation import ObservationEncoder, legal_mask
+from shelfie_env.envs.observation import ObservationEncoder
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
@@ -149,13 +150,7 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
         return {nxt: self._observe(game.current)}, {agent: 0.0, nxt: 0.0}, {"__all__": False}, {"__all__": False}, {}
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        game = self.game
-        obs = self._encoder.encode(game, seat)
-        if seat == game.current and game.phase != OVER:
-            mask = legal_mask(game.legal_actions())
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        return observation_dict(self._encoder, self.game, seat)
 
     def state_dict(self) -> dict[str, Any]:
         """The current state dict (``reset(options={"state": ...})`` takes it back)."""
