@@ -27,6 +27,10 @@ def test_parse_spec():
     )
     with pytest.raises(ValueError, match="key=value"):
         spec.parse_spec("ppo:path")
+    assert spec.parse_spec("greedy#2") == ("greedy", {})  # a second seat of the same bot
+    assert spec.parse_spec("ppo#b:path=a.zip") == ("ppo", {"path": "a.zip"})
+    with pytest.raises(ValueError, match="no name"):
+        spec.parse_spec("#2")
 
 
 def test_two_player_counts_and_seat_rotation():
@@ -76,6 +80,42 @@ def test_field_of_three_in_three_player_games_is_balanced():
     for p in res["pairings"]:
         assert p["wins"] + p["ties"] + p["losses"] == p["games"] == 6
     assert len(res["ratings"]) == 3
+
+
+def test_first_place_and_rank_follow_the_records():
+    records = [  # four-player games; bot 0 first twice (once shared), then second, then last
+        {"game": 0, "seats": [0, 1, 2, 3], "scores": [40, 30, 20, 10]},
+        {"game": 1, "seats": [1, 2, 3, 0], "scores": [35, 20, 10, 35]},
+        {"game": 2, "seats": [2, 3, 0, 1], "scores": [50, 10, 40, 5]},
+        {"game": 3, "seats": [3, 0, 1, 2], "scores": [30, 0, 30, 30]},
+    ]
+    bots = arena.summarise(["a", "b", "c", "d"], 4, records, ratings=False)["bots"]
+    a = bots[0]
+    assert a["first_place_rate"] == 0.5
+    assert a["mean_rank"] == pytest.approx((1 + 1 + 2 + 4) / 4)  # rank = 1 + seats that scored more
+    lo, hi = a["mean_rank_ci95"]
+    assert lo < a["mean_rank"] < hi
+    assert a["first_place_ci95"] == list(arena.wilson(2, 4))
+    by_seat = {x["seat"]: x["first_place_rate"] for x in a["first_place_by_seat"]}
+    assert by_seat == {0: 1.0, 1: 0.0, 2: 0.0, 3: 1.0}
+    assert bots[1]["mean_rank"] == pytest.approx((2 + 1 + 4 + 1) / 4)  # tied first with c and d in game 3
+
+
+def test_a_field_seats_each_bot_alone_against_copies_of_one_bot(capsys):
+    res = arena.run_arena(["random", "greedy"], players=3, games=6, workers=1, field="greedy")
+    assert res["config"]["field"] == "greedy"
+    assert [b["bot"] for b in res["bots"]] == ["random", "greedy", "greedy#1", "greedy#2"]
+    assert [b["games"] for b in res["bots"]] == [6, 6, 12, 12]  # one group per listed bot
+    for b in res["bots"][:2]:
+        assert b["seat_counts"] == [2, 2, 2]
+    assert res["bots"][0]["first_place_rate"] < res["bots"][1]["first_place_rate"]
+    md = arena.to_markdown(res)
+    assert "alone against 2 × `greedy`" in md and "first place by seat" in md
+    assert arena_cli.main(["random", "--players", "4", "--field", "greedy", "--games", "4", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "`greedy#3`" in out and "mean rank" in out
+    with pytest.raises(ValueError, match="field needs"):
+        arena.run_arena(["random"], players=1, games=2, workers=1, field="greedy")
 
 
 def test_results_do_not_depend_on_workers():

@@ -22,6 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "e.g. ppo:path=runs/x/best.zip,deterministic=false",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game, 1-4 (default 2)")
+    parser.add_argument(
+        "--field",
+        default=None,
+        metavar="SPEC",
+        help="seat each BOT alone against PLAYERS-1 copies of this bot (e.g. --players 4 --field greedy)",
+    )
     parser.add_argument("--games", type=int, default=200, help="games per group of bots (default 200)")
     parser.add_argument(
         "--seed", type=int, default=0, help="dice seed of game 0; game i uses seed+i (default 0)"
@@ -67,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             ratings=not args.no_ratings,
             progress=args.progress,
+            field=args.field,
         )
     except (ValueError, FileNotFoundError) as exc:
         print(f"shelfie arena: {exc}", file=sys.stderr)
@@ -90,6 +97,7 @@ def command_line(args: argparse.Namespace) -> str:
         "shelfie arena",
         *args.bots,
         f"--players {args.players}",
+        *([f"--field {args.field}"] if getattr(args, "field", None) else []),
         f"--games {args.games}",
         f"--seed {args.seed}",
     ]

@@ -14,6 +14,11 @@ dealt from dice seed ``seed + i`` and seats the group rotated by ``i``
 places, so every bot sits in every seat equally often (exactly, when
 ``games`` is a multiple of ``players``) and the same dice are used for every
 group. With ``players = 1`` every bot plays solo games on the same seeds.
+With a ``field`` bot, each listed bot instead sits alone against
+``players - 1`` copies of the field (one group per listed bot), the way a
+player's strength at a full table is measured. Per bot: mean score,
+first-place rate (shared first places count) and mean rank (1 + the number of
+seats that scored more), with 95% intervals, overall and by seat.
 Bots with a ``seed`` parameter (``random``) get ``seed + i``-derived seeds.
 """
 
@@ -117,20 +122,28 @@ def run_arena(
     ratings: bool = True,
     progress: bool = False,
     bots: dict[str, Bot] | None = None,
+    field: str | None = None,
 ) -> dict[str, Any]:
     """Play every group of ``players`` bots ``games`` times; returns the results dict (see module doc).
 
     ``bots`` maps some of the ``specs`` to ready bot objects (e.g. a network being trained),
-    which are played as they are instead of being built from the spec.
+    which are played as they are instead of being built from the spec. ``field`` (a bot
+    spec) seats each of ``specs`` alone against ``players - 1`` copies of that bot instead
+    of playing every combination; the copies are reported as ``field#1``, ``field#2`` ...
     """
     specs = list(specs)
     given = dict(bots or {})
     if not specs:
         raise ValueError("no bots given")
-    if len(set(specs)) != len(specs):
-        raise ValueError(f"bot specs must be distinct, got {specs}")
     if not 1 <= players <= 4:
         raise ValueError(f"players must be 1..4, got {players}")
+    if field is not None:
+        if players < 2:
+            raise ValueError("a field needs games of 2 to 4 players")
+        head, sep, rest = field.partition(":")
+        specs += [f"{head}#{k}{sep}{rest}" for k in range(1, players)]
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"bot specs must be distinct, got {specs}")
     if players > 1 and len(specs) < players:
         raise ValueError(f"{players}-player games need at least {players} bots, got {len(specs)}")
     if games <= 0:
@@ -141,11 +154,13 @@ def run_arena(
         name, _ = parse_spec(spec)
         if name not in available():
             raise ValueError(f"unknown bot {name!r} in {spec!r}; available: {', '.join(available())}")
-    groups = (
-        [(i,) for i in range(len(specs))]
-        if players == 1
-        else list(itertools.combinations(range(len(specs)), players))
-    )
+    if field is not None:
+        mine = len(specs) - (players - 1)
+        groups = [(i, *range(mine, len(specs))) for i in range(mine)]
+    elif players == 1:
+        groups = [(i,) for i in range(len(specs))]
+    else:
+        groups = list(itertools.combinations(range(len(specs)), players))
     tasks = [
         (tuple(specs), g, seed, a, min(a + CHUNK, games), given) for g in groups for a in range(0, games, CHUNK)
     ]
@@ -167,6 +182,7 @@ def run_arena(
     result["config"] = {
         "bots": specs,
         "players": players,
+        "field": field,
         "games_per_group": games,
         "seed": seed,
         "seeds": f"{seed}..{seed + games - 1}",
@@ -201,6 +217,8 @@ def summarise(
     scores: list[list[int]] = [[] for _ in range(nb)]
     seat_counts = [[0] * players for _ in range(nb)]
     firsts = [0] * nb
+    ranks: list[list[int]] = [[] for _ in range(nb)]
+    seat_firsts = [[0] * players for _ in range(nb)]
     times: list[list[float]] = [[] for _ in range(nb)]
     pair: dict[tuple[int, int], dict[str, Any]] = {}
     for rec in records:
@@ -210,6 +228,8 @@ def summarise(
             scores[b].append(sc[s])
             seat_counts[b][s] += 1
             firsts[b] += sc[s] == top
+            seat_firsts[b][s] += sc[s] == top
+            ranks[b].append(1 + sum(x > sc[s] for x in sc))
             if "times" in rec:
                 times[b].extend(rec["times"][s])
         for s, t in itertools.combinations(range(len(seats)), 2):
@@ -226,14 +246,29 @@ def summarise(
     bots = []
     for b, spec in enumerate(specs):
         m, sd = _mean_sd(scores[b])
+        n = len(scores[b])
+        rank, rank_sd = _mean_sd(ranks[b])
+        half = 1.96 * rank_sd / math.sqrt(n) if n else 0.0
         bots.append(
             {
                 "bot": spec,
-                "games": len(scores[b]),
+                "games": n,
                 "mean_score": m,
                 "sd_score": sd,
-                "first_place_rate": firsts[b] / len(scores[b]) if scores[b] else 0.0,
+                "first_place_rate": firsts[b] / n if n else 0.0,
+                "first_place_ci95": list(wilson(firsts[b], n)) if n else [0.0, 1.0],
+                "mean_rank": rank,
+                "mean_rank_ci95": [rank - half, rank + half],
                 "seat_counts": seat_counts[b],
+                "first_place_by_seat": [
+                    {
+                        "seat": s,
+                        "games": g,
+                        "first_place_rate": seat_firsts[b][s] / g if g else 0.0,
+                        "ci95": list(wilson(seat_firsts[b][s], g)) if g else [0.0, 1.0],
+                    }
+                    for s, g in enumerate(seat_counts[b])
+                ],
             }
         )
     pairings = []

@@ -22,20 +22,41 @@ def to_markdown(result: dict[str, Any]) -> str:
             ),
             "",
         ]
+    if cfg.get("field"):
+        lines += [f"Each bot alone against {cfg['players'] - 1} × `{cfg['field']}`.", ""]
     solo = cfg.get("players") == 1
     timing = {x["bot"]: x for x in result.get("timing", [])}
     lines += [
-        "| bot | games | mean score ± sd | first place | decision ms (median / p99 / max) |",
-        "|---|---:|---:|---:|---:|",
+        "| bot | games | mean score ± sd | first place (95% CI) | mean rank (95% CI) "
+        "| decision ms (median / p99 / max) |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for b in result["bots"]:
-        first = "—" if solo else f"{100 * b['first_place_rate']:.1f}%"
+        first = rank = "—"
+        if not solo:
+            first = _pct(b["first_place_rate"], b.get("first_place_ci95"))
+            if "mean_rank" in b:
+                lo, hi = b["mean_rank_ci95"]
+                rank = f"{b['mean_rank']:.2f} ({lo:.2f}–{hi:.2f})"
         ms = timing.get(b["bot"])
         times = f"{ms['median']:.3f} / {ms['p99']:.2f} / {ms['max']:.1f}" if ms else "—"
         lines.append(
-            f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} | {times} |"
+            f"| `{b['bot']}` | {b['games']} | {b['mean_score']:.1f} ± {b['sd_score']:.1f} | {first} | {rank} "
+            f"| {times} |"
         )
-    if result["pairings"]:
+    if not solo and cfg.get("players", 2) > 2 and all("first_place_by_seat" in b for b in result["bots"]):
+        n = cfg["players"]
+        lines += [
+            "",
+            "| bot | first place by seat: " + " | ".join(f"seat {s + 1}" for s in range(n)) + " |",
+            "|---|" + "---:|" * n,
+        ]
+        for b in result["bots"]:
+            cells = [
+                _pct(x["first_place_rate"], x["ci95"]) if x["games"] else "—" for x in b["first_place_by_seat"]
+            ]
+            lines.append(f"| `{b['bot']}` | " + " | ".join(cells) + " |")
+    if result["pairings"] and not cfg.get("field"):
         lines += [
             "",
             (
@@ -65,6 +86,12 @@ def to_markdown(result: dict[str, Any]) -> str:
         for k, r in enumerate(result["ratings"], 1):
             lines.append(f"| {k} | `{r['bot']}` | {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def _pct(rate: float, ci: list[float] | None) -> str:
+    """``51.2% (49.0–53.4)``: a rate with its interval, in percent."""
+    text = f"{100 * rate:.1f}%"
+    return f"{text} ({100 * ci[0]:.1f}–{100 * ci[1]:.1f})" if ci else text
 
 
 def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
@@ -113,9 +140,11 @@ def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> P
 
     card = load_card(model)
     cfg = result["config"]
+    listed = cfg["bots"][: len(cfg["bots"]) - cfg["players"] + 1] if cfg.get("field") else cfg["bots"]
     key = (
         f"arena_{cfg['players']}p_"
-        + "_vs_".join(b.split(":")[0] for b in cfg["bots"])
+        + "_vs_".join(b.split(":")[0] for b in listed)
+        + (f"_field_{cfg['field'].split(':')[0]}" if cfg.get("field") else "")
         + f"_{cfg['games_per_group']}g"
         + (f"_seed{cfg['seed']}" if cfg.get("seed") else "")  # runs on other dice keep their own entry
     )

@@ -1,4 +1,8 @@
-"""Bot specs: ``"name"`` or ``"name:key=value,key=value"``, the way every command names a bot."""
+"""Bot specs: ``"name"`` or ``"name:key=value,key=value"``, the way every command names a bot.
+
+A ``#label`` after the name (``greedy#2``) names another seat of the same bot: the
+arena needs distinct specs, and the label is dropped when the bot is built.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ from shelfie_env.bots import Bot, make
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"name"`` or ``"name:key=value,key=value"`` -> ``(name, kwargs)`` (values: int, float, bool, str)."""
-    name, _, rest = spec.partition(":")
+    """``"name[#label][:key=value,...]"`` -> ``(name, kwargs)`` (values: int, float, bool, str)."""
+    head, _, rest = spec.partition(":")
+    name = head.partition("#")[0]
     if not name:
         raise ValueError(f"bot spec {spec!r} has no name")
     kwargs: dict[str, Any] = {}
