@@ -7,6 +7,7 @@ import time
 import numpy as np
 import pytest
 
+from shelfie_env import bots
 from shelfie_env.bots import act_on_game, available, make
 from shelfie_env.bots.greedy.scalar import EASE, chase_distribution
 from shelfie_env.game.actions import CROSS_BASE, STOP, action_kind, circle_action, decode_circle
@@ -153,3 +154,30 @@ def test_greedy_is_fast() -> None:
             times.append(time.perf_counter() - t)
             game.step(a)
     assert sum(times) / len(times) < 0.003  # ~0.1 ms here; generous for a busy CI machine
+
+
+def test_a_spec_registered_under_a_name_of_its_own_plays_its_card_table_size():
+    from shelfie_env.bots.learned.bot import shipped_model
+    from shelfie_env.bots.spec import register_spec
+
+    register_spec("mine", f"ppo:path={shipped_model(2)}")
+    register_spec("careful", "planner")
+    try:
+        assert {"mine", "careful"} <= set(bots.available())
+        assert bots.table_sizes("mine") == (2,) and bots.table_sizes("careful") == (1, 2, 3, 4)
+        game = Game.new(2, rng=3)
+        assert bots.make("mine", num_players=2).act(game.to_dict()) in game.legal_actions()
+        with pytest.raises(ValueError, match="plays 2-player games, not 3"):
+            bots.make("mine", num_players=3)
+    finally:
+        bots._REGISTRY.pop("mine", None)
+        bots._REGISTRY.pop("careful", None)
+    with pytest.raises(ValueError, match="exists already"):
+        register_spec("planner", "greedy")
+    with pytest.raises(ValueError, match="unknown bot"):
+        register_spec("x", "nosuchbot")
+    with pytest.raises(FileNotFoundError, match="no model file"):
+        register_spec("x", "ppo:path=/no/such.npz")
+    with pytest.raises(ValueError, match="use letters"):
+        register_spec("a:b", "greedy")
+    assert "x" not in bots.available()

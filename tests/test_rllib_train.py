@@ -67,6 +67,7 @@ def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_pat
         assert bot.card["backend"] == "rllib" and bot.card["train_command"].startswith("shelfie train --backend rllib")
         res = run_arena(["rl", "greedy"], 2, 4, 0, workers=1, ratings=False, bots={"rl": bot})
         assert res["pairings"][0]["games"] == 4
+        _plays_a_web_table(tmp_path, tmp_path / "out.npz")
         # resume: the same run goes on from its checkpoint
         assert _train(["--backend", "rllib", "--resume", "--run-dir", str(run), "--total-steps", "800"]) == 0
         assert json.loads((run / "league.json").read_text())["env_steps"] >= 800
@@ -80,6 +81,33 @@ def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_pat
         assert "only apply to --backend rllib" in err
     finally:
         ray.shutdown()
+
+
+def _plays_a_web_table(tmp_path, model) -> None:
+    """The exported policy, offered by the server under a name of its own (``shelfie serve --bot``),
+    takes a seat in a web game and plays it to the end; a table size it was not trained for is refused."""
+    import random
+
+    from starlette.testclient import TestClient
+
+    from shelfie_env.bots.spec import register_spec
+    from shelfie_env.play.web.app import create_app
+    from tests.test_web_api import create, play_out
+
+    register_spec("rllib_ppo", f"ppo:path={model}")
+    try:
+        client = TestClient(create_app(tmp_path / "web.sqlite3"))
+        assert client.get("/api/meta").json()["bot_tables"]["rllib_ppo"] == [2]
+        view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "rllib_ppo"}]})
+        final = play_out(client, view, view["tokens"], random.Random(3))
+        moves = client.get(f"/api/games/{view['game_id']}").json()["moves"]
+        assert final["over"] and any(m["seat"] == 1 for m in moves)
+        assert not any("bot error" in m["name"] for m in moves)
+        r = client.post("/api/games", json={"seats": [{"type": "human"}] + [{"type": "bot", "bot": "rllib_ppo"}] * 2})
+        assert r.status_code == 400 and "2-player" in r.json()["message"], r.text
+        client.app.state.store.close()
+    finally:
+        bots._REGISTRY.pop("rllib_ppo", None)
 
 
 def test_ppo_config_is_ready_to_build_and_starts_from_a_card():

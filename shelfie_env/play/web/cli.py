@@ -12,6 +12,7 @@ import threading
 import webbrowser
 from collections.abc import Sequence
 
+from shelfie_env.bots.spec import register_spec
 from shelfie_env.play.web.app import default_db_path
 
 
@@ -23,6 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--db", default=None, help=f"SQLite file where games are kept (default {default_db_path()})"
     )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
+    parser.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="also offer bot SPEC under NAME, e.g. --bot mine=ppo:path=runs/x/export.npz (repeatable)",
+    )
     parser.add_argument(
         "--log-level",
         default="info",
@@ -43,6 +51,16 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(f"--port must be 0..65535, got {args.port}", file=sys.stderr)
         return 2
+    for item in args.bot:
+        name, eq, spec = item.partition("=")
+        if not eq or not spec:
+            print(f"--bot expects NAME=SPEC, e.g. mine=ppo:path=model.npz; got {item!r}", file=sys.stderr)
+            return 2
+        try:
+            register_spec(name, spec)
+        except (ValueError, OSError, KeyError) as exc:
+            print(f"--bot {item}: {exc}", file=sys.stderr)
+            return 2
     try:
         args.db = args.db or default_db_path()
         app = create_app(args.db)
