@@ -32,6 +32,40 @@ def player_label(game: Game, player: int, viewer: int | None, names: Sequence[st
     return label + (" (you)" if viewer == player else "")
 
 
+def _points(n: int) -> str:
+    return f"{n} point" + ("" if n == 1 else "s")
+
+
+def _join(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def result_line(game: Game, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
+    """The result in one sentence, e.g. ``"Game over — Ana wins with 58 points (Bea 51)."``.
+
+    Ties share first place (``"Ana and Bea tie with 58 points"``); a solo game is a score
+    (``"Game over — you scored 61 points."``). The viewer is "you".
+    """
+    scores = game.scores()
+
+    def who(p: int) -> str:
+        return "you" if p == viewer else player_label(game, p, None, names)
+
+    if game.num_players == 1:
+        return f"Game over — {who(0)} scored {_points(scores[0])}."
+    best = max(scores)
+    winners = [p for p in range(game.num_players) if scores[p] == best]
+    rest = sorted((p for p in range(game.num_players) if scores[p] != best), key=lambda p: (-scores[p], p))
+    if len(winners) == 1:
+        verb = "win" if winners[0] == viewer else "wins"
+        text = f"{who(winners[0])} {verb} with {_points(best)}"
+    else:
+        text = f"{_join([who(p) for p in winners])} tie with {_points(best)}"
+    if rest:
+        text += " (" + ", ".join(f"{who(p)} {scores[p]}" for p in rest) + ")"
+    return f"Game over — {text}."
+
+
 def _cell_text(game: Game, player: int, row: int, col: int, width: int, color: bool) -> str:
     pts = str(game.points[row][col])
     state = game.cell(player, row, col)
@@ -114,10 +148,7 @@ def render_status(
         + ("   [end triggered: last round]" if game.end_triggered and not game.over else "")
     ]
     if game.over:
-        best = max(scores)
-        winners = [player_label(game, p, viewer, names) for p in range(game.num_players) if scores[p] == best]
-        verb = "wins" if len(winners) == 1 else "share the victory"
-        lines.append(_paint(f"Game over: {' and '.join(winners)} {verb} with {best} points.", _BOLD, color))
+        lines.append(_paint(result_line(game, viewer, names), _BOLD, color))
         return lines
     who = player_label(game, game.current, viewer, names)
     phase = game.phase_name
@@ -132,7 +163,11 @@ def render_status(
 
 
 def render_text(
-    game: Game, viewer: int | None = None, color: bool = False, names: Sequence[str] | None = None
+    game: Game,
+    viewer: int | None = None,
+    color: bool = False,
+    names: Sequence[str] | None = None,
+    status: bool = True,
 ) -> str:
     """The whole table as text: every shelf (seat order), then scores, turn and dice.
 
@@ -141,12 +176,16 @@ def render_text(
     after each row its progress (``2/3`` circles, or ``+N`` points once it
     scores) and ``complete`` when all five are circled (rivals are locked out);
     the footer gives the same for columns (``done`` = column complete).
+    ``status=False`` leaves out the scores/turn/dice block (the shelves only).
     """
     blocks: list[str] = []
     for p in range(game.num_players):
         blocks.append("\n".join(render_shelf(game, p, viewer, color, names)))
-    blocks.append("\n".join(render_status(game, viewer, color, names)))
+    if status:
+        blocks.append("\n".join(render_status(game, viewer, color, names)))
     return "\n\n".join(blocks)
 
 
-__all__ = ["FACE_COLORS", "player_label", "render_dice", "render_shelf", "render_status", "render_text"]
+__all__ = [
+    "FACE_COLORS", "player_label", "render_dice", "render_shelf", "render_status", "render_text", "result_line",
+]
