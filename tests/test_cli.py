@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from argparse import Namespace
 from pathlib import Path
 
@@ -147,12 +148,11 @@ def _read_until_prompt(proc: subprocess.Popen[bytes]) -> str | None:
             return buf.decode()
 
 
-def test_a_whole_piped_game_against_greedy() -> None:
+def _piped_game(*args: str) -> str:
     """Plays a full game through a pipe: stop rolling, then the first legal move listed."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "shelfie_env.cli", "play", "--seed", "1", "--opponents", "greedy",
-         "--name", "Ann"],
+        [sys.executable, "-m", "shelfie_env.cli", "play", *args],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env,
     )
     transcript = []
@@ -170,15 +170,31 @@ def test_a_whole_piped_game_against_greedy() -> None:
         proc.stdin.flush()
     proc.stdin.close()
     rc = proc.wait(timeout=60)
-    text = "".join(transcript)
     assert rc == 0, proc.stderr.read().decode() if proc.stderr else ""
+    return "".join(transcript)
+
+
+RESULT = re.compile(r"^Game over — (.+) (wins?|tie) with \d+ points( \(.*\))?\.$", re.M)
+
+
+def test_a_whole_piped_game_against_greedy() -> None:
+    text = _piped_game("--seed", "1", "--opponents", "greedy", "--name", "Ann")
     assert "\x1b[" not in text  # no colour when not a terminal
     assert "Final score breakdown" in text
-    assert re.search(
-        r"^(Winner: .* with \d+ points\.|Tie: .* share the victory with \d+ points\.)$", text, re.M
-    )
+    assert len(RESULT.findall(text)) == 1  # one result line, after the breakdown
+    assert text.rstrip().splitlines()[-1].startswith("Game over — ")
     assert "greedy (player 2) circled" in text and "Ann (player 1) (you) circled" in text
-    assert "Game over:" in text
+    assert "greedy (player 2) rolled " in text
+    assert "turn over: " in text
+
+
+def test_a_piped_four_seat_game_with_one_person() -> None:
+    text = _piped_game("--players", "4", "--bot", "greedy", "--seat", "2", "--seed", "5")
+    assert "player 2 (you) circled" in text
+    for seat in (1, 3, 4):
+        assert f"greedy (player {seat}) circled" in text
+    assert len(RESULT.findall(text)) == 1
+    assert "Final score breakdown" in text
 
 
 # ----------------------------------------------------------------------------- replays
@@ -200,14 +216,71 @@ def _replay(tmp_path: Path) -> tuple[Path, list[dict]]:
     return path, actions
 
 
-def test_replay_shows_every_state_and_the_result(tmp_path: Path) -> None:
+def test_replay_shows_the_start_each_turn_and_the_result(tmp_path: Path) -> None:
     path, actions = _replay(tmp_path)
     out = io.StringIO()
     assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
     text = out.getvalue()
-    assert text.count("Scores:") == len(actions) + 1
-    assert f"player {actions[-1]['seat'] + 1}: {actions[-1]['name']}" in text
-    assert "Final score breakdown" in text
+    assert text.startswith("Replay of a 2-player game: player 1 and player 2, in seat order.\n\nStarting position:")
+    turns = text.count("  turn over: ")
+    assert turns > 10 and text.count("Scores:") == turns  # the start, then the table after each turn but the last
+    last = actions[-1]
+    assert f"player {last['seat'] + 1} {terminal.describe(last['action'])}" in text
+    assert "Final score breakdown" in text and text.rstrip().splitlines()[-1].startswith("Game over — player ")
+    every = io.StringIO()
+    assert replay.run_replay(Namespace(file=str(path), no_color=True, every_move=True), every) == 0
+    assert every.getvalue().count("Scores:") == len(actions)  # the start and every position but the final one
+
+
+def _web_export(tmp_path: Path, start: dict) -> tuple[Path, list[dict]]:
+    """A replay shaped like the web table's download (GameService.replay): seat names, the initial
+    state, one state after each move; move entries also carry the dice (and a field nobody knows)."""
+    game = Game.from_dict(start, rng=3)
+    bot = make("greedy")
+    actions, states = [], []
+    while not game.over:
+        seat, a = game.current, bot.act_game(game)
+        game.step(a)
+        actions.append({"seat": seat, "action": a, "name": terminal.action_name(a), "dice": list(game.dice),
+                        "t": 1.5})
+        states.append(game.to_dict())
+    data = {
+        "version": 1, "game_id": "abc123",
+        "seats": [{"seat": 0, "type": "human", "name": "Ana", "bot": None},
+                  {"seat": 1, "type": "bot", "name": "greedy bot", "bot": "greedy"}],
+        "initial_state": start, "actions": actions, "states": states, "final_state": game.to_dict(),
+    }
+    path = tmp_path / "web.json"
+    path.write_text(json.dumps(data))
+    return path, actions
+
+
+def test_replay_of_a_web_game_names_the_players_and_shows_the_given_start(tmp_path: Path) -> None:
+    start = state(phase="reroll", rolls_left=2, boards=[_shelf([1, 1, 1, 0, 0]), EMPTY])
+    path, actions = _web_export(tmp_path, start)
+    out = io.StringIO()
+    assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    text = out.getvalue()
+    assert text.startswith("Replay (web game abc123) of a 2-player game: Ana and greedy bot, in seat order.")
+    head = text[: text.index("Ana kept the dice" if actions[0]["action"] == STOP else "Ana rerolled")]
+    assert "Starting position:" in head and "cats      (1)  (2)  (3)   5    8    +6" in head
+    assert "greedy bot circled" in text and "player 1" not in text
+    assert re.search(r"^Game over — (Ana|greedy bot) wins? with \d+ points \((Ana|greedy bot) \d+\)\.$", text, re.M)
+
+
+def test_replay_reads_move_entries_tolerantly(tmp_path: Path) -> None:
+    path, actions = _web_export(tmp_path, Game.new(2, rng=4).to_dict())
+    data = json.loads(path.read_text())
+    del data["states"]
+    data["actions"] = [actions[0]["action"], "a move in words", {"seat": 1, "name": "circle cat #1"}, None]
+    path.write_text(json.dumps(data))
+    out = io.StringIO()
+    assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    text = out.getvalue()
+    assert "?: a move in words" in text and "greedy bot: circle cat #1" in text and "Final position:" in text
+    faces = replay.read_move({"seat": 0, "action": 7, "roll": ["cat", "joker"]})
+    assert (faces.seat, faces.action, faces.roll) == (0, 7, [4, 5])
+    assert replay.read_move({"action": True}).action is None
 
 
 def test_replay_without_states_and_bad_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -217,7 +290,7 @@ def test_replay_without_states_and_bad_files(tmp_path: Path, capsys: pytest.Capt
     path.write_text(json.dumps(data))
     out = io.StringIO()
     assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
-    assert "Initial position" in out.getvalue() and "Final position" in out.getvalue()
+    assert "Starting position" in out.getvalue() and "Final position" in out.getvalue()
     bad = tmp_path / "bad.json"
     for content in (
         "not json", "[]", json.dumps({"version": 2}), json.dumps({"version": 1, "states": [{"x": 1}]})
@@ -250,13 +323,13 @@ def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "COMMAND" in capsys.readouterr().out
 
 
-def test_play_imports_no_torch_or_fastapi() -> None:
+def test_play_imports_no_torch_or_fastapi_and_piped_play_no_readline() -> None:
     code = (
         "import sys, io\n"
         "sys.stdin = io.StringIO('quit\\n')\n"
         "from shelfie_env.cli import main\n"
         "assert main(['play', '--seed', '1', '--opponents', 'greedy']) == 0\n"
-        "bad = [m for m in ('torch', 'fastapi', 'uvicorn', 'stable_baselines3') if m in sys.modules]\n"
+        "bad = [m for m in ('torch', 'fastapi', 'uvicorn', 'stable_baselines3', 'readline') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, timeout=120)
@@ -281,3 +354,128 @@ def test_play_takes_bot_specs_and_refuses_a_bot_that_cannot_sit_at_the_table(cap
     assert "plays 2-player games and this table has 3 players" in capsys.readouterr().err
     assert main(["play", "--bot", "planner:thret=1"]) == 2
     assert "unknown planner weight" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- notices and turn ends
+class Scripted:
+    """A bot that plays the given actions in order."""
+
+    def __init__(self, *actions: int) -> None:
+        self.actions = list(actions)
+
+    def act_game(self, game: Game) -> int:
+        return self.actions.pop(0)
+
+
+def _shelf(cats: list[int]) -> list[list[int]]:
+    return [[0] * 5 for _ in range(4)] + [cats]
+
+
+def test_a_lockout_is_told_after_the_move_that_caused_it() -> None:
+    game = Game.from_dict(state(boards=[_shelf([1, 1, 1, 1, 0]), _shelf([0, 1, 0, 0, 0])]), rng=1)
+    seats = [terminal.Seat("Bea (player 1)", Scripted(circle_action(4, 4)), "scripted"), terminal.Seat("Ann (player 2)")]
+    out = io.StringIO()
+    assert terminal.TerminalGame(game, seats, 1, io.StringIO("quit\n"), out).play() == 0
+    lines = out.getvalue().splitlines()
+    i = lines.index("Bea (player 1) circled cat #5")
+    assert lines[i + 1:i + 3] == [
+        "  Bea (player 1) completed the cats row (+19 points). Your cat #1, cat #3, cat #4 and cat #5 are crossed out.",
+        "  turn over: no legal circle left",
+    ]
+    assert not any("completed" in line for line in lines[:i])
+
+
+def test_the_person_is_told_why_the_turn_ended() -> None:
+    game = Game.from_dict(state(dice=[0, 4, 4, 4, 4, 4]), rng=1)
+    seats = [terminal.Seat("Ann (player 1)"), terminal.Seat("greedy (player 2)", make("greedy"), "greedy")]
+    out = io.StringIO()
+    tg = terminal.TerminalGame(game, seats, 0, io.StringIO("circle cat 1\nend\nquit\n"), out, echo=True)
+    assert tg.play() == 0
+    lines = out.getvalue().splitlines()
+    i = lines.index("Ann (player 1) (you) ended the turn")
+    assert lines[i + 1] == "  turn over: you stopped after 1 circle"
+    assert "greedy (player 2) rolled " in "\n".join(lines[i:])
+
+
+def test_a_finished_game_ends_with_the_breakdown_and_one_result_line() -> None:
+    # Seat 2 is the last in the round and the end is triggered: its last circle ends the game.
+    s = state(current_player=1, end_triggered=True,
+              boards=[[[2] * 5, [2] * 5] + [[0] * 5] * 3, _shelf([1, 1, 1, 1, 0])])
+    game = Game.from_dict(s, rng=1)
+    seats = [terminal.Seat("Ann (player 1)"), terminal.Seat("Bea (player 2)", Scripted(circle_action(4, 4)), "x")]
+    out = io.StringIO()
+    assert terminal.TerminalGame(game, seats, 0, io.StringIO(""), out).play() == 0
+    text = out.getvalue()
+    assert text.rstrip().endswith("Game over — Bea (player 2) wins with 19 points (you 0).")
+    assert text.count("Game over") == 1 and "Final score breakdown" in text
+
+
+# ----------------------------------------------------------------------------- line editing
+def test_completion_offers_commands_first_then_symbols() -> None:
+    assert terminal.complete_command("ci", 0, "ci") == "circle "
+    assert terminal.complete_command("ca", 0, "circle ca") == "cat "
+    assert terminal.complete_command("ca", 1, "circle ca") == "cats "
+    assert terminal.complete_command("ca", 2, "circle ca") is None
+
+
+def test_history_file_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SHELFIE_HISTORY", str(tmp_path / "h"))
+    assert terminal.history_path() == tmp_path / "h"
+    monkeypatch.setenv("SHELFIE_HISTORY", "")
+    assert terminal.history_path() is None
+    monkeypatch.delenv("SHELFIE_HISTORY")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert terminal.history_path() == tmp_path / "shelfie" / "history"
+
+
+def _pty_read(fd: int, until: bytes, timeout: float = 30.0) -> bytes:
+    import select
+
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while until not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"no {until!r} in {buf[-2000:]!r}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            buf += chunk
+    return buf
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_interactive_play_edits_lines_and_recalls_history(tmp_path: Path) -> None:
+    """At a terminal the prompt is readline's: Ctrl-A moves the cursor, Up recalls earlier commands
+    (also those of an earlier game, from the history file), and the new ones are saved."""
+    pytest.importorskip("readline")
+    import pty
+
+    history = tmp_path / "history"
+    history.write_text("moves\n")
+    main_fd, child_fd = pty.openpty()
+    env = dict(os.environ, SHELFIE_HISTORY=str(history), TERM="xterm", PYTHONIOENCODING="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shelfie_env.cli", "play", "--seed", "1", "--opponents", "greedy", "--no-color"],
+        stdin=child_fd, stdout=child_fd, stderr=child_fd, cwd=ROOT, env=env, start_new_session=True,
+    )
+    os.close(child_fd)
+    try:
+        assert b"arrow keys recall" in _pty_read(main_fd, b"> ")
+        os.write(main_fd, b"\x1b[A\r")  # Up: the last command of the earlier game
+        assert b"reroll 1 2 3 4 5 6" in _pty_read(main_fd, b"(you)> ")  # 'moves' lists every reroll
+        os.write(main_fd, b"top\x01s\r")  # Ctrl-A: back to the start of the line to add the "s"
+        assert b"kept the dice" in _pty_read(main_fd, b"(you)> ")
+        os.write(main_fd, b"quit\r")
+        _pty_read(main_fd, b"Leaving the game.")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(main_fd)
+    assert history.read_text().split() == ["moves", "stop", "quit"]  # a repeat of the last one is not kept twice

@@ -1,33 +1,132 @@
-"""``shelfie replay FILE``: show a saved game (a replay JSON) move by move."""
+"""``shelfie replay FILE``: show a saved game (a replay JSON) move by move.
+
+Reads the web table's downloads (``GET /api/games/{id}/replay``: ``seats`` with
+names, ``initial_state``, ``actions`` and one state after each move) and files
+whose ``states`` start with the initial position. Move entries are read
+tolerantly: an entry may be an action id, a name, or an object with ``seat``,
+``action``, ``name`` and the dice it rolled (``dice``/``roll``/``faces``);
+unknown fields are ignored.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from shelfie_env.game.actions import (
-    action_name,
-)
-from shelfie_env.game.engine import Game
+from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_kind, action_name
+from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.render import render_text
-from shelfie_env.play.terminal import _fail, _use_color, final_report
+from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
+from shelfie_env.play.terminal import _fail, _use_color, describe, final_report
+
+ROLL_KEYS = ("dice", "roll", "faces", "rolled")
+"""Fields of a move entry that may carry the dice showing after the move."""
+
+
+@dataclass
+class Move:
+    """One logged move, as far as its entry tells."""
+
+    seat: int | None
+    action: int | None
+    name: str
+    roll: list[int] | None = None
+
+
+def read_move(entry: Any) -> Move:
+    """A move from one entry of ``actions`` (an id, a name or an object; extra fields ignored)."""
+    if isinstance(entry, bool):
+        return Move(None, None, str(entry))
+    if isinstance(entry, int):
+        return Move(None, entry if 0 <= entry < NUM_ACTIONS else None, _safe_name(entry))
+    if not isinstance(entry, dict):
+        return Move(None, None, str(entry))
+    seat = entry.get("seat")
+    action = entry.get("action")
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        action = None
+    name = entry.get("name")
+    if not isinstance(name, str):
+        name = _safe_name(action) if action is not None else "?"
+    roll = None
+    for key in ROLL_KEYS:
+        roll = _faces(entry.get(key))
+        if roll is not None:
+            break
+    return Move(seat if isinstance(seat, int) and not isinstance(seat, bool) else None, action, name, roll)
+
+
+def _faces(value: Any) -> list[int] | None:
+    """Dice faces from a list of face ids (0-5) or face names; None if it is not one."""
+    if not isinstance(value, list) or not value:
+        return None
+    faces = []
+    for v in value:
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(FACE_NAMES):
+            faces.append(v)
+        elif isinstance(v, str) and v.lower() in FACE_NAMES:
+            faces.append(FACE_NAMES.index(v.lower()))
+        else:
+            return None
+    return faces
+
+
+def _dice_words(dice: Sequence[int]) -> str:
+    return " ".join(FACE_NAMES[d] for d in dice)
+
+
+def _safe_name(action: int) -> str:
+    try:
+        return action_name(action)
+    except ValueError:
+        return str(action)
+
+
+def seat_names(data: dict[str, Any], num_players: int) -> list[str]:
+    """The players' names: ``seats[i].name`` (web exports) or ``names``; ``"player N"`` where
+    none is given. Equal names get ``" (player N)"`` so every seat stays distinct."""
+    raw = data.get("seats")
+    if not isinstance(raw, list):
+        raw = data.get("names") if isinstance(data.get("names"), list) else []
+    names = []
+    for i in range(num_players):
+        s = raw[i] if i < len(raw) else None
+        name = None
+        if isinstance(s, str):
+            name = s
+        elif isinstance(s, dict):
+            name = s.get("name") if isinstance(s.get("name"), str) else None
+            if not name and isinstance(s.get("bot"), str):
+                name = f"{s['bot']} bot"
+        names.append(" ".join(name.split()) if name and name.strip() else f"player {i + 1}")
+    return [
+        f"{n} (player {i + 1})" if names.count(n) > 1 and n != f"player {i + 1}" else n
+        for i, n in enumerate(names)
+    ]
 
 
 # --------------------------------------------------------------------------- replay
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``shelfie replay``."""
     parser.add_argument(
-        "file", help='replay JSON: {"version": 1, "initial_state", "actions", "states"?, "final_state"}'
+        "file",
+        help='replay JSON: {"version": 1, "seats"?, "initial_state", "actions", "states"?, "final_state"?}',
     )
     parser.add_argument("--no-color", action="store_true", help="plain text")
+    parser.add_argument(
+        "--every-move", action="store_true", help="show the table after every move, not only after each turn"
+    )
 
 
 def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Show a saved game: every stored state in order, with the logged actions between them."""
+    """Show a saved game: the players, the starting position, then every move with what it
+    caused, the table after each turn (``--every-move``: after each move), and the result."""
     out = sys.stdout if out is None else out
     try:
         data = json.loads(Path(args.file).read_text(encoding="utf-8"))
@@ -37,51 +136,78 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return _fail("a replay must be a JSON object")
     if data.get("version", 1) != 1:
         return _fail(f"unsupported replay version {data.get('version')!r} (this reader knows version 1)")
-    color = _use_color(args, out)
     actions = data.get("actions") or []
     if not isinstance(actions, list):
         return _fail("'actions' must be a list")
-    states = data.get("states")
+    moves = [read_move(e) for e in actions]
     try:
-        if isinstance(states, list) and states:
-            frames = [Game.from_dict(s) for s in states]
-            offset = 1 if len(frames) == len(actions) + 1 else 0
-            for i, g in enumerate(frames):
-                j = i - offset
-                if 0 <= j < len(actions):
-                    out.write(_replay_action_line(actions[j]) + "\n")
-                out.write("\n" + render_text(g, None, color) + "\n\n")
-        else:
-            initial = data.get("initial_state")
-            if initial is None:
-                return _fail("a replay needs 'states' or 'initial_state'")
-            out.write("Initial position:\n\n" + render_text(Game.from_dict(initial), None, color) + "\n\n")
-            out.write("(this replay stores no intermediate states: the moves were)\n")
-            for a in actions:
-                out.write(_replay_action_line(a) + "\n")
-            final = data.get("final_state")
-            if final is not None:
-                out.write("\nFinal position:\n\n" + render_text(Game.from_dict(final), None, color) + "\n")
-                game = Game.from_dict(final)
-                if game.over:
-                    out.write("\n" + final_report(game) + "\n")
-                return 0
-        last = frames[-1]
-        if last.over:
-            out.write(final_report(last) + "\n")
+        text = _show(data, moves, _use_color(args, out), bool(getattr(args, "every_move", False)))
     except (InvalidStateError, ValueError, TypeError) as exc:
         return _fail(f"bad replay {args.file}: {exc}")
+    if text is None:
+        return _fail("a replay needs 'states' or 'initial_state'")
+    out.write(text)
     return 0
 
 
-def _replay_action_line(entry: Any) -> str:
-    if isinstance(entry, dict):
-        seat = entry.get("seat")
-        name = entry.get("name")
-        if name is None and isinstance(entry.get("action"), int):
-            name = action_name(entry["action"])
-        who = f"player {seat + 1}" if isinstance(seat, int) else "?"
-        return f"{who}: {name}"
-    if isinstance(entry, int):
-        return action_name(entry)
-    return str(entry)
+def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool = False) -> str | None:
+    """The whole replay as text (the table after each turn, or after each move with
+    ``every_move``); None when the file holds no position at all."""
+    states = data.get("states") if isinstance(data.get("states"), list) else []
+    initial = data.get("initial_state")
+    start = Game.from_dict(initial) if initial is not None else None
+    after = [Game.from_dict(s) for s in states]
+    if len(after) == len(moves) + 1:  # the first stored state is the starting position
+        start, after = after[0], after[1:]
+    final_state = data.get("final_state")
+    final = Game.from_dict(final_state) if final_state is not None else (after[-1] if after else start)
+    if final is None:
+        return None
+    names = seat_names(data, final.num_players)
+    lines = [_players_line(data, names), ""]
+
+    def board(g: Game) -> str:
+        return render_text(g, None, color, names, status=not g.over)
+
+    if start is not None:
+        lines += ["Starting position:", "", board(start), ""]
+    stepwise = len(after) == len(moves) and bool(moves)
+    if not stepwise:
+        lines.append("(this replay stores no position after each move: the moves were)")
+    previous = start
+    for j, move in enumerate(moves):
+        now = after[j] if stepwise else None
+        if previous is not None and previous.phase == REROLL and previous.rolls_left == ROLLS_PER_TURN:
+            lines.append(f"{names[previous.current]} rolled {_dice_words(previous.dice)}")
+        lines.append(_move_line(move, previous, now, names))
+        ended = False
+        if previous is not None and now is not None and move.action in previous.legal_actions():
+            lines += ["  " + t for t in notices(previous, now, move.action, Voice(names))]
+            ended = turn_ended(previous, now, move.action)
+        if now is not None and (every_move or ended or now.over or j == len(moves) - 1):
+            lines += ["", board(now), ""]
+        previous = now
+    if not stepwise:
+        lines += ["", "Final position:", "", board(final), ""]
+    if final.over:
+        lines += [final_report(final, names), ""]
+    return "\n".join(lines) + "\n"
+
+
+def _players_line(data: dict[str, Any], names: Sequence[str]) -> str:
+    where = f" (web game {data['game_id']})" if isinstance(data.get("game_id"), str) else ""
+    if len(names) == 1:
+        return f"Replay{where} of a solo game: {names[0]}."
+    return f"Replay{where} of a {len(names)}-player game: {and_list(names)}, in seat order."
+
+
+def _move_line(move: Move, before: Game | None, after: Game | None, names: Sequence[str]) -> str:
+    seat = move.seat if move.seat is not None else (before.current if before is not None else None)
+    who = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+    text = f"{who} {describe(move.action)}" if move.action is not None else f"{who}: {move.name}"
+    dice = move.roll if move.roll is not None else (after.dice if after is not None else None)
+    if dice is not None and move.action is not None and action_kind(move.action) == "reroll":
+        text += " -> " + _dice_words(dice)
+    elif move.roll is not None and after is None:
+        text += f" (dice now: {_dice_words(move.roll)})"
+    return text

@@ -2,8 +2,11 @@
 
 Commands are words (``reroll 1 4 6``, ``stop``, ``circle cat 3 joker``, ``end``,
 ``cross books``, ``hint``, ``help``); every legal move has exactly one
-spelling, and a typo gets an error that says what would work. Bots load
-without torch, so the first prompt comes in about a second.
+spelling, and a typo gets an error that says what would work. After each
+move the game says what it caused (a lockout, the last round, why the turn
+ended). At a terminal the prompt has line editing, history and Tab completion
+(``readline``); a pipe is read line by line. Bots load without torch, so the
+first prompt comes in about a second.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from shelfie_env.game.actions import (
@@ -30,9 +34,10 @@ from shelfie_env.game.actions import (
     circle_action,
     decode_circle,
 )
-from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, Game
+from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
-from shelfie_env.game.render import player_label, render_text
+from shelfie_env.game.render import player_label, render_text, result_line
+from shelfie_env.play.narration import Voice, notices
 
 # --------------------------------------------------------------------------- words
 _SYMBOL_WORDS: dict[str, int] = {}
@@ -92,7 +97,9 @@ Commands (first word may be abbreviated as shown in brackets):
   quit             [q]  leave the game
 Symbols: plant, game (meeple), book, trophy, cat, singular or plural, or a
 prefix (pl, ga, bo, tr, ca) or one letter (p, g/m, b, t, c). "cat 3" alone also
-circles. Cells: (3) circled, X crossed, 3 free; numbers are the points."""
+circles. Cells: (3) circled, X crossed, 3 free; numbers are the points.
+At a terminal: arrow keys edit the line and recall earlier commands (also from
+earlier games), Tab completes command and symbol words."""
 
 
 def canonical_reroll(dice: Sequence[int], positions: Sequence[int]) -> int:
@@ -272,6 +279,9 @@ class TerminalGame:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     color: bool = False
     echo: bool = False  # echo commands read from a pipe so transcripts are readable
+    reader: Callable[[str], str] | None = None
+    """Reads a line after showing the prompt (``input`` with readline when interactive);
+    raises ``EOFError`` at the end. ``None``: write the prompt to ``out``, read ``inp``."""
 
     @property
     def names(self) -> list[str]:
@@ -289,25 +299,27 @@ class TerminalGame:
         return player_label(self.game, p, self.human, self.names)
 
     # ------------------------------------------------------------------ changes
-    def apply(self, action: int) -> None:
-        """Play ``action`` for the seat on turn and report lockouts and the end trigger."""
+    def apply(self, action: int) -> list[str]:
+        """Play ``action`` for the seat on turn; return what it caused, in words (lockouts,
+        the last round, why the turn ended, passes), to print after the move itself."""
         g = self.game
-        p = g.current
-        before_crossed = g.crossed[:]
-        before_trigger = g.end_triggered
+        before = g.clone()
         g.step(action)
-        if action_kind(action) == "circle":
-            for q in range(g.num_players):
-                if q != p and g.crossed[q] != before_crossed[q]:
-                    self.say(f"  lockout: {self.who(q)} loses the cells {self.who(p)} completed a line on")
-        if g.end_triggered and not before_trigger:
-            self.say("  the end is triggered: this round is the last one")
+        return notices(before, g, action, Voice(self.names, self.human))
+
+    def report(self, line: str, caused: list[str]) -> None:
+        """Print a move and then its consequences, indented under it."""
+        self.say(line)
+        for text in caused:
+            self.say("  " + text)
 
     def bot_turn(self) -> None:
         """Let the bot on turn play until its turn ends, logging each decision."""
         g = self.game
         p = g.current
         seat = self.seats[p]
+        if g.phase == REROLL and g.rolls_left == ROLLS_PER_TURN:
+            self.say(f"{self.who(p)} rolled {_dice_words(g.dice)}")
         while not g.over and g.current == p:
             try:
                 action = seat.bot.act_game(g) if hasattr(seat.bot, "act_game") else seat.bot.act(g.to_dict())
@@ -317,19 +329,17 @@ class TerminalGame:
             except Exception as exc:  # a broken bot must not end the person's game
                 action = g.legal_actions()[0]
                 self.say(f"  ({seat.label} failed: {exc}; it plays {action_name(action)} instead)")
-            self.apply(action)
+            caused = self.apply(action)
             line = f"{self.who(p)} {describe(action)}"
             if action_kind(action) == "reroll":  # the turn goes on after a reroll
                 line += f" -> {_dice_words(g.dice)}"
-            self.say(line)
+            self.report(line, caused)
 
     def human_turn(self) -> bool:
         """Read and play one command; return False when the person quits (or EOF)."""
         g = self.game
         self.say("legal: " + " | ".join(legal_commands(g)))
-        self.out.write(f"{self.who(g.current)}> ")
-        self.out.flush()
-        line = self.inp.readline()
+        line = self.read_line(f"{self.who(g.current)}> ")
         if not line:
             self.say()
             self.say("(end of input: leaving the game)")
@@ -360,7 +370,7 @@ class TerminalGame:
             return True
         assert action is not None
         try:
-            self.apply(action)
+            caused = self.apply(action)
         except IllegalActionError as exc:
             tip = ""
             if g.phase == REROLL and kind in ("circle", "end", "cross"):
@@ -376,9 +386,21 @@ class TerminalGame:
             if typed and sorted(typed) != canon:
                 line_out += f" (the same move as {','.join(sorted(typed))}: equal dice are interchangeable)"
             line_out += f" -> {_dice_words(g.dice)}"
-        self.say(line_out)
-        self.show()
+        self.report(line_out, caused)
+        if not g.over:
+            self.show()
         return True
+
+    def read_line(self, prompt: str) -> str:
+        """One typed line with its newline ("" at end of input), through :attr:`reader` if set."""
+        if self.reader is None:
+            self.out.write(prompt)
+            self.out.flush()
+            return self.inp.readline()
+        try:
+            return self.reader(prompt) + "\n"
+        except EOFError:
+            return ""
 
     def show_hint(self) -> None:
         try:
@@ -403,10 +425,12 @@ class TerminalGame:
         while not self.game.over:
             if self.seats[self.game.current].bot is not None:
                 self.bot_turn()
-                if self.game.over or self.seats[self.game.current].bot is None:
+                if not self.game.over and self.seats[self.game.current].bot is None:
                     self.show()
             elif not self.human_turn():
                 return 0
+        self.say()
+        self.say(render_text(self.game, self.human, self.color, self.names, status=False))
         self.say()
         self.say(final_report(self.game, self.names, self.human))
         return 0
@@ -431,7 +455,7 @@ def _hint_text(h: Any) -> str:
 
 
 def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | None = None) -> str:
-    """Per-row/column points of every player, totals and the winner(s)."""
+    """Per-row/column points of every player and their totals, then the one-line result."""
     head = ["player"] + list(SYMBOL_PLURALS) + [f"col{c + 1}" for c in range(5)] + ["total"]
     rows = []
     for p in range(game.num_players):
@@ -445,13 +469,7 @@ def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | N
 
     lines = ["Final score breakdown (rows and columns with at least 3 circles score):", fmt(head)]
     lines += [fmt(r) for r in rows]
-    scores = game.scores()
-    best = max(scores)
-    winners = [player_label(game, p, viewer, names) for p in range(game.num_players) if scores[p] == best]
-    if len(winners) == 1:
-        lines.append(f"Winner: {winners[0]} with {best} points.")
-    else:
-        lines.append(f"Tie: {', '.join(winners)} share the victory with {best} points.")
+    lines += ["", result_line(game, viewer, names)]
     return "\n".join(lines)
 
 
@@ -592,9 +610,77 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
     game = Game.new(players, rng=args.seed)
     interactive = bool(getattr(inp, "isatty", lambda: False)())
     tg = TerminalGame(game, seats, human, inp, out, color=_use_color(args, out), echo=not interactive)
+    save_history: Callable[[], None] | None = None
+    if interactive and inp is sys.stdin and out is sys.stdout:
+        editing = line_editing()
+        if editing is not None:
+            tg.reader, save_history = editing
     if interactive:
-        tg.say("Type 'help' for the commands.")
-    return tg.play()
+        tg.say("Type 'help' for the commands" + (" (arrow keys recall earlier ones)." if tg.reader else "."))
+    try:
+        return tg.play()
+    finally:
+        if save_history is not None:
+            save_history()
+
+
+# --------------------------------------------------------------------------- line editing
+COMPLETIONS_FIRST = ("reroll", "stop", "keep", "circle", "end", "cross", "hint", "board", "moves", "help", "quit")
+COMPLETIONS_LATER = SYMBOLS + SYMBOL_PLURALS + ("joker", "all")
+
+
+def history_path() -> Path | None:
+    """Where typed commands are kept between games: ``$SHELFIE_HISTORY`` (empty: nowhere),
+    else ``$XDG_STATE_HOME/shelfie/history`` (``~/.local/state/shelfie/history``)."""
+    env = os.environ.get("SHELFIE_HISTORY")
+    if env is not None:
+        return Path(env).expanduser() if env else None
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(state) / "shelfie" / "history"
+
+
+def complete_command(text: str, state: int, line: str) -> str | None:
+    """The ``state``-th completion of the word ``text`` in the typed ``line`` (readline's protocol)."""
+    first = not line[: len(line) - len(text)].strip()
+    words = COMPLETIONS_FIRST if first else COMPLETIONS_LATER
+    matches = [w + " " for w in words if w.startswith(text.lower())]
+    return matches[state] if state < len(matches) else None
+
+
+def line_editing() -> tuple[Callable[[str], str], Callable[[], None]] | None:
+    """``(read, save)`` for interactive play: ``input`` with line editing, history (kept in
+    :func:`history_path`) and Tab completion, or ``None`` where ``readline`` is missing.
+
+    Imported only here, so piped play never loads readline.
+    """
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline
+        return None
+    path = history_path()
+    if path is not None:
+        try:
+            readline.read_history_file(path)
+        except (OSError, ValueError):  # no history yet, or an unreadable file
+            pass
+    readline.set_history_length(1000)
+    readline.set_completer(lambda text, state: complete_command(text, state, readline.get_line_buffer()))
+    readline.set_completer_delims(" \t,")
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+
+    def save() -> None:
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(path)
+        except OSError:  # a read-only home must not spoil the end of a game
+            pass
+
+    return input, save
 
 
 def _fail(message: str) -> int:
