@@ -49,6 +49,13 @@ def test_a_circle_completing_a_row_and_a_column_reports_each_cell_once() -> None
                        "and trophy #1 are crossed out.")
 
 
+def test_the_viewer_hears_first_about_their_own_cells() -> None:
+    s = state(num_players=3, boards=[board(cats=[1, 1, 1, 1, 0]), EMPTY, board(cats=[1, 1, 1, 0, 0])])
+    text = said(s, circle_action(4, 4), ["Ann", "Bea", "Cy"], viewer=2)
+    assert text[0] == ("Ann completed the cats row (+19 points). Your cat #4 and cat #5 are crossed out. "
+                       "Bea's cat #1, cat #2, cat #3, cat #4 and cat #5 are crossed out.")
+
+
 def test_the_last_round_is_announced_with_who_and_when() -> None:
     s = state(boards=[board(cats=[1, 1, 1, 1, 0]), board(plants=[2] * 5)])
     text = said(s, circle_action(4, 4), ["Bea", "Ann"], viewer=1)

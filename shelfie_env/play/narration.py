@@ -77,7 +77,7 @@ def lockout_notices(before: Game, after: Game, voice: Voice) -> list[str]:
         if after.circled[p] & m != m or before.circled[p] & m == m:
             continue
         sentence = f"{voice.subject(p)} completed {what} (+{plural(points[kind][i], 'point')})."
-        for q in range(after.num_players):
+        for q in sorted(range(after.num_players), key=lambda q: q != voice.viewer):  # "Your" first
             lost = (after.crossed[q] & ~before.crossed[q]) & m & ~taken[q]
             if q == p or not lost:
                 continue
