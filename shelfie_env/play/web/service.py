@@ -27,6 +27,8 @@ import numpy as np
 from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import MAX_PLAYERS, Game
+from shelfie_env.play.web.events import log_entries
+from shelfie_env.play.web.lines import summary
 from shelfie_env.play.web.store import DamagedRowError, GameRow, GameStore, iter_json_lines
 
 log = logging.getLogger("shelfie_env.play.web")
@@ -542,7 +544,15 @@ class GameService:
     ) -> dict[str, Any]:
         if since < 0:
             raise _bad("'since' must be >= 0")
-        moves = list(iter_json_lines(self.store.moves(game_id, since))) if since < num_moves else []
+        moves = (  # each with the events read off the states before and after it (events.py)
+            log_entries(
+                list(iter_json_lines(self.store.moves(game_id, max(since - 1, 0)))),
+                since,
+                lambda: getattr(self.store.get_game(game_id), "initial_state", None),
+            )
+            if since < num_moves
+            else []
+        )
         legal = [{"action": a, "name": action_name(a)} for a in game.legal_actions()]
         return {
             "game_id": game_id,
@@ -554,6 +564,7 @@ class GameService:
             "over": game.over,
             "result": result_of(game) if game.over else None,
             "bot_error": None,
+            **summary(game),  # per-seat row/column progress and the last round (lines.py)
         }
 
 

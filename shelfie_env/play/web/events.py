@@ -1,0 +1,147 @@
+"""What each logged move did, read from the stored states before and after it.
+
+The move log stores, per move, the action and the state after it; comparing
+consecutive states gives the dice a roll produced, the cells circled and
+crossed, the rows and columns completed (and the rivals' cells they crossed
+out) and the move that set off the last round. Nothing is stored twice, so
+games stored before these summaries existed get them too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from shelfie_env.game.actions import CIRCLE_BASE, CIRCLE_LAST, END_TURN, NUM_DICE, REROLL_FIRST, REROLL_LAST
+from shelfie_env.game.engine import ROLLS_PER_TURN, Game
+from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
+from shelfie_env.play.web.lines import last_round, seat_lines
+
+FRAMES = 24
+"""How many of the last moves of an answer carry line summaries (for the page's step-by-step display)."""
+
+
+def _mask(board: list[list[int]], status: int) -> int:
+    return sum(1 << (5 * r + c) for r in range(5) for c in range(5) if board[r][c] == status)
+
+
+def _cells(mask: int) -> list[list[int]]:
+    return [list(divmod(b, 5)) for b in range(25) if mask >> b & 1]
+
+
+def rolled_dice(before: list[int], action: int, after: list[int]) -> tuple[list[int], list[int]]:
+    """The faces a reroll ``action`` produced and their positions among the sorted ``after`` dice.
+
+    Dice of one face are interchangeable, so the new ones are taken as the
+    right-most of their face.
+    """
+    kept = Counter(before[i] for i in range(NUM_DICE) if not action >> i & 1)
+    new = Counter(after) - kept
+    positions: list[int] = []
+    for face, k in new.items():
+        at = [i for i, d in enumerate(after) if d == face]
+        positions += at[len(at) - k :]
+    positions.sort()
+    return [after[i] for i in positions], positions
+
+
+def move_events(before: dict[str, Any] | None, move: dict[str, Any]) -> dict[str, Any]:
+    """The events of one move (``{"seat", "action", "state"}``) given the state before it.
+
+    Keys: ``opening`` (the dice the mover's turn began with, on the turn's first
+    move), ``rolled`` / ``rolled_at`` (the new faces of a reroll and their dice
+    positions), ``new_turn`` (the move ended the turn and the next one began:
+    its first roll is the dice of ``state``), ``circled`` and ``crossed``
+    (``[seat, row, col]`` cells that changed), ``completed`` (lines the mover
+    completed, each with the rivals' ``crossed`` cells) and ``end_triggered``.
+    With ``before`` unknown only ``new_turn`` can be told.
+    """
+    after = move["state"]
+    action = move["action"]
+    out: dict[str, Any] = {
+        "rolled": None,
+        "rolled_at": None,
+        "opening": None,
+        "new_turn": False,
+        "circled": [],
+        "crossed": [],
+        "completed": [],
+        "end_triggered": False,
+    }
+    turn_move = CIRCLE_BASE <= action <= CIRCLE_LAST or action >= END_TURN
+    out["new_turn"] = turn_move and after["phase"] == "reroll"
+    if before is None:
+        return out
+    if before["phase"] == "reroll" and before["rolls_left"] == ROLLS_PER_TURN:
+        out["opening"] = list(before["dice"])
+    if REROLL_FIRST <= action <= REROLL_LAST:
+        out["rolled"], out["rolled_at"] = rolled_dice(before["dice"], action, after["dice"])
+    mover = move["seat"]
+    new_circled = []
+    for p, (b0, b1) in enumerate(zip(before["boards"], after["boards"])):
+        gained = _mask(b1, 1) & ~_mask(b0, 1)
+        lost = _mask(b1, 2) & ~_mask(b0, 2)
+        new_circled.append(gained)
+        out["circled"] += [[p, r, c] for r, c in _cells(gained)]
+        out["crossed"] += [[p, r, c] for r, c in _cells(lost)]
+    was = _mask(before["boards"][mover], 1)
+    now = was | new_circled[mover]
+    for kind, masks in (("row", ROW_MASKS), ("column", COL_MASKS)):
+        for i, m in enumerate(masks):
+            if now & m != m or was & m == m:
+                continue
+            crossed = []
+            for q, (b0, b1) in enumerate(zip(before["boards"], after["boards"])):
+                lost = _mask(b1, 2) & ~_mask(b0, 2) & m
+                if q != mover and lost:
+                    crossed.append({"seat": q, "cells": _cells(lost)})
+            out["completed"].append({"by": mover, "kind": kind, "index": i, "crossed": crossed})
+    out["end_triggered"] = bool(after.get("end_triggered")) and not before.get("end_triggered")
+    return out
+
+
+def with_events(
+    moves: Iterable[dict[str, Any]], before: dict[str, Any] | None, frames: int = FRAMES
+) -> list[dict[str, Any]]:
+    """The log entries with ``events`` added (``before`` is the state before the first one).
+
+    The last ``frames`` entries also carry ``last_round`` after them and ``lines``:
+    the line summaries of the shelves the move changed (the others are as before),
+    so a page can show those moves one by one with their totals.
+    """
+    out = []
+    for move in moves:
+        entry = dict(move)
+        entry["events"] = move_events(before, move)
+        before = move["state"]
+        out.append(entry)
+    for entry in out[max(0, len(out) - frames) :]:
+        try:
+            game = Game.from_dict(entry["state"])
+        except ValueError:  # a stored state the engine refuses: the page shows the board without totals
+            continue
+        events = entry["events"]
+        changed = sorted({cell[0] for cell in events["circled"] + events["crossed"]})
+        entry["lines"] = [seat_lines(game, p) for p in changed]
+        entry["last_round"] = last_round(game)
+    return out
+
+
+def log_entries(
+    rows: list[dict[str, Any]], since: int, initial: Callable[[], dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """Entries from index ``since`` on, given ``rows`` read from ``max(since - 1, 0)`` on.
+
+    The state before move ``since`` is the row before it, or ``initial()`` (the
+    game's first state) when ``since`` is 0.
+    """
+    if since > 0 and rows and rows[0]["index"] == since - 1:
+        before: dict[str, Any] | None = rows[0]["state"]
+        rows = rows[1:]
+    else:
+        before = initial() if since == 0 else None
+    return with_events(rows, before)
+
+
+__all__ = ["FRAMES", "log_entries", "move_events", "rolled_dice", "with_events"]
