@@ -268,6 +268,16 @@ def test_replay_of_a_web_game_names_the_players_and_shows_the_given_start(tmp_pa
     assert re.search(r"^Game over — (Ana|greedy bot) wins? with \d+ points \((Ana|greedy bot) \d+\)\.$", text, re.M)
 
 
+def test_replay_seat_names() -> None:
+    seats = [{"type": "human", "name": " Ana  B "}, {"type": "bot", "bot": "greedy"},
+             {"type": "bot", "bot": "greedy", "name": "greedy bot"}, {"type": "human"}]
+    assert replay.seat_names({"seats": seats}, 4) == [
+        "Ana B", "greedy bot (player 2)", "greedy bot (player 3)", "player 4"
+    ]
+    assert replay.seat_names({"names": ["Ana", 3]}, 3) == ["Ana", "player 2", "player 3"]
+    assert replay.seat_names({}, 1) == ["player 1"]
+
+
 def test_replay_reads_move_entries_tolerantly(tmp_path: Path) -> None:
     path, actions = _web_export(tmp_path, Game.new(2, rng=4).to_dict())
     data = json.loads(path.read_text())
