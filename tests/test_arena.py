@@ -135,6 +135,8 @@ def test_solo_reports_scores_only():
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="unknown bot"):
         arena.run_arena(["random", "nosuchbot"], games=2, workers=1)
+    with pytest.raises(ValueError, match=r"'ppo' plays 1- and 2-player games, not 3-player ones; bots for 3 .*planner"):
+        arena.run_arena(["ppo", "greedy", "random"], players=3, games=2, workers=1)
     with pytest.raises(ValueError, match="at least 3 bots"):
         arena.run_arena(["random", "greedy"], players=3, games=2, workers=1)
     with pytest.raises(ValueError, match="distinct"):

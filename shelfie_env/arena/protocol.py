@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.ratings import rate
-from shelfie_env.bots import Bot, act_on_game, available
+from shelfie_env.bots import Bot, act_on_game, available, check_table
 from shelfie_env.bots.spec import build_bot, parse_spec
 from shelfie_env.game.engine import Game
 
@@ -151,9 +151,11 @@ def run_arena(
     for spec in specs:  # fail early, in this process, on unknown names or bad kwargs
         if spec in given:
             continue
-        name, _ = parse_spec(spec)
+        name, options = parse_spec(spec)
         if name not in available():
             raise ValueError(f"unknown bot {name!r} in {spec!r}; available: {', '.join(available())}")
+        if "path" not in options:
+            check_table(name, players)
     if field is not None:
         mine = len(specs) - (players - 1)
         groups = [(i, *range(mine, len(specs))) for i in range(mine)]

@@ -60,6 +60,21 @@ def table_sizes(name: str) -> tuple[int, ...]:
     return tuple(sorted(sizes())) if callable(sizes) else (1, 2, 3, 4)
 
 
+def check_table(name: str, num_players: int) -> None:
+    """``ValueError`` naming the bots that can, when bot ``name`` cannot play a ``num_players`` table."""
+    sizes = table_sizes(name)
+    if num_players in sizes:
+        return
+    fit = [b for b in available() if num_players in table_sizes(b)]
+    plays = f"{sizes[-1]}-player" if sizes else "no"
+    if len(sizes) > 1:
+        plays = ", ".join(f"{n}-" for n in sizes[:-1]) + f" and {plays}"
+    raise ValueError(
+        f"{name!r} plays {plays} games, not {num_players}-player ones; "
+        f"bots for {num_players} players: {', '.join(fit)}"
+    )
+
+
 def make(name: str, **kwargs: Any) -> Bot:
     """Build the bot registered as ``name`` (e.g. ``"random"``, ``"greedy"``)."""
     return factory(name)(**kwargs)
@@ -73,4 +88,4 @@ def act_on_game(bot: Bot, game: Game) -> int:
     return int(bot.act(game.to_dict()))
 
 
-__all__ = ["Bot", "act_on_game", "available", "factory", "make", "register"]
+__all__ = ["Bot", "act_on_game", "available", "check_table", "factory", "make", "register", "table_sizes"]
