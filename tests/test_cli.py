@@ -268,6 +268,30 @@ def test_replay_of_a_web_game_names_the_players_and_shows_the_given_start(tmp_pa
     assert re.search(r"^Game over — (Ana|greedy bot) wins? with \d+ points \((Ana|greedy bot) \d+\)\.$", text, re.M)
 
 
+def test_replay_reads_a_web_move_log_with_states_and_events(tmp_path: Path) -> None:
+    """Entries shaped like the web table's move log: each with its ``state`` and ``events``."""
+    path, actions = _web_export(tmp_path, Game.new(2, rng=6).to_dict())
+    data = json.loads(path.read_text())
+    states = data.pop("states")
+    data["actions"] = [dict(a, index=i, state=st, events={"rolled": None, "opening": None})
+                       for i, (a, st) in enumerate(zip(actions, states))]
+    path.write_text(json.dumps(data))
+    out = io.StringIO()
+    assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    assert out.getvalue().count("  turn over: ") > 5  # positions came from the entries' states
+    # Without states (nor a starting position), the events still tell the opening roll and a reroll's new faces.
+    del data["initial_state"]
+    reroll = next(a for a in actions if 1 <= a["action"] <= 63)
+    data["actions"] = [{"seat": 0, "action": 0, "name": "stop rolling", "events": {"opening": [0, 1, 1, 2, 4, 5]}},
+                       {"seat": 1, "action": reroll["action"], "name": reroll["name"], "events": {"rolled": [4, 5]}}]
+    path.write_text(json.dumps(data))
+    out = io.StringIO()
+    assert replay.run_replay(Namespace(file=str(path), no_color=True), out) == 0
+    text = out.getvalue()
+    assert "Ana rolled plant game game book cat joker\nAna kept the dice" in text
+    assert "greedy bot rerolled" in text and "-> new dice: cat joker" in text
+
+
 def test_replay_seat_names() -> None:
     seats = [{"type": "human", "name": " Ana  B "}, {"type": "bot", "bot": "greedy"},
              {"type": "bot", "bot": "greedy", "name": "greedy bot"}, {"type": "human"}]

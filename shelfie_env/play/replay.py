@@ -4,8 +4,10 @@ Reads the web table's downloads (``GET /api/games/{id}/replay``: ``seats`` with
 names, ``initial_state``, ``actions`` and one state after each move) and files
 whose ``states`` start with the initial position. Move entries are read
 tolerantly: an entry may be an action id, a name, or an object with ``seat``,
-``action``, ``name`` and the dice it rolled (``dice``/``roll``/``faces``);
-unknown fields are ignored.
+``action``, ``name``, the dice showing after it (``dice``/``roll``/``faces``),
+the state after it (``state``, as in the web table's move log) and that log's
+``events`` (``rolled``: a reroll's new faces, ``opening``: a turn's first
+roll); unknown fields are ignored.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from shelfie_env.game.render import render_text
 from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
 from shelfie_env.play.terminal import _fail, _use_color, describe, final_report
 
-ROLL_KEYS = ("dice", "roll", "faces", "rolled")
+ROLL_KEYS = ("dice", "roll", "faces")
 """Fields of a move entry that may carry the dice showing after the move."""
 
 
@@ -37,6 +39,13 @@ class Move:
     action: int | None
     name: str
     roll: list[int] | None = None
+    """All six dice after the move, when the entry gives them."""
+    rolled: list[int] | None = None
+    """Only the faces a reroll brought (the web log's ``events.rolled``)."""
+    opening: list[int] | None = None
+    """The dice the mover's turn began with, on a turn's first move (``events.opening``)."""
+    state: dict[str, Any] | None = None
+    """The state after the move, when the entry carries it."""
 
 
 def read_move(entry: Any) -> Move:
@@ -59,7 +68,12 @@ def read_move(entry: Any) -> Move:
         roll = _faces(entry.get(key))
         if roll is not None:
             break
-    return Move(seat if isinstance(seat, int) and not isinstance(seat, bool) else None, action, name, roll)
+    events = entry.get("events") if isinstance(entry.get("events"), dict) else {}
+    state = entry.get("state") if isinstance(entry.get("state"), dict) else None
+    return Move(
+        seat if isinstance(seat, int) and not isinstance(seat, bool) else None, action, name, roll,
+        _faces(events.get("rolled", entry.get("rolled"))), _faces(events.get("opening")), state,
+    )
 
 
 def _faces(value: Any) -> list[int] | None:
@@ -156,6 +170,8 @@ def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool
     states = data.get("states") if isinstance(data.get("states"), list) else []
     initial = data.get("initial_state")
     start = Game.from_dict(initial) if initial is not None else None
+    if not states and moves and all(m.state is not None for m in moves):  # a web move log
+        states = [m.state for m in moves]
     after = [Game.from_dict(s) for s in states]
     if len(after) == len(moves) + 1:  # the first stored state is the starting position
         start, after = after[0], after[1:]
@@ -179,6 +195,8 @@ def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool
         now = after[j] if stepwise else None
         if previous is not None and previous.phase == REROLL and previous.rolls_left == ROLLS_PER_TURN:
             lines.append(f"{names[previous.current]} rolled {_dice_words(previous.dice)}")
+        elif previous is None and move.opening is not None and move.seat in range(len(names)):
+            lines.append(f"{names[move.seat]} rolled {_dice_words(move.opening)}")
         lines.append(_move_line(move, previous, now, names))
         ended = False
         if previous is not None and now is not None and move.action in previous.legal_actions():
@@ -208,6 +226,8 @@ def _move_line(move: Move, before: Game | None, after: Game | None, names: Seque
     dice = move.roll if move.roll is not None else (after.dice if after is not None else None)
     if dice is not None and move.action is not None and action_kind(move.action) == "reroll":
         text += " -> " + _dice_words(dice)
+    elif move.rolled is not None:
+        text += f" -> new dice: {_dice_words(move.rolled)}"
     elif move.roll is not None and after is None:
         text += f" (dice now: {_dice_words(move.roll)})"
     return text
