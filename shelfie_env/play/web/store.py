@@ -5,6 +5,11 @@ the dice generator's state, number of moves, status) and ``moves`` one row per
 action with the state after it. Every move is written in one transaction that
 appends its row and updates the game row, so a restart finds each game exactly
 where its last move left it.
+
+Writes go through one connection (one writer at a time, as SQLite allows) that
+waits at most ``write_timeout`` seconds for a lock held elsewhere; reads use a
+connection per thread, so a write waiting on a lock never holds up a read
+(write-ahead log: readers see the last committed state and are not blocked).
 """
 
 from __future__ import annotations
@@ -104,22 +109,39 @@ class DamagedRowError(ValueError):
     """A stored game whose row cannot be read (invalid JSON in a field)."""
 
 
+class StoreBusyError(sqlite3.OperationalError):
+    """A write found the database locked (by another process) for longer than its timeout."""
+
+
+WRITE_TIMEOUT = 1.0
+"""Seconds a write waits for a lock held by another connection before it gives up."""
+
+
 class GameStore:
     """Thread-safe access to the games database at ``path`` (``":memory:"`` works too)."""
 
-    def __init__(self, path: str | Path, exclusive: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, exclusive: bool = True, write_timeout: float = WRITE_TIMEOUT
+    ) -> None:
         """Open (or create) the database; ``exclusive`` (the server's way) refuses a file another
-        store holds. ``exclusive=False`` is for tools that add games beside a running server."""
+        store holds. ``exclusive=False`` is for tools that add games beside a running server.
+        ``write_timeout`` bounds the wait of a write for a lock held elsewhere
+        (:class:`StoreBusyError` after it)."""
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        """Held by the write connection's user (and by reads on a ``:memory:`` database)."""
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
         self._owner = _claim(self.path) if exclusive else None
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
-            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute(f"PRAGMA busy_timeout={max(0, int(write_timeout * 1000))}")
             check = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
@@ -141,6 +163,11 @@ class GameStore:
     def close(self) -> None:
         """Close the database and let another server open it."""
         with self._lock:
+            self._closed = True
+            with self._readers_lock:
+                for reader in self._readers:
+                    reader.close()
+                self._readers.clear()
             db = getattr(self, "_db", None)
             if db is not None:
                 db.close()
@@ -196,37 +223,94 @@ class GameStore:
 
     # ------------------------------------------------------------- reads
     def get_game(self, game_id: str) -> GameRow | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated"
-                " FROM games WHERE id=?",
-                (game_id,),
-            ).fetchone()
-        return None if row is None else _game_row(row)
+        row = self._read(
+            "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated"
+            " FROM games WHERE id=?",
+            (game_id,),
+        )
+        return None if not row else _game_row(row[0])
 
     def active_game_ids(self) -> list[str]:
         """The ids of every unfinished game, oldest first (read each with :meth:`get_game`)."""
-        with self._lock:
-            rows = self._db.execute("SELECT id FROM games WHERE status='active' ORDER BY created").fetchall()
+        return [r[0] for r in self._read("SELECT id FROM games WHERE status='active' ORDER BY created")]
+
+    def bot_due_ids(self) -> list[str]:
+        """Unfinished games whose seat on turn is a bot, oldest move first (rows with invalid JSON left out).
+
+        The server resumes only these at start-up; every other game is loaded when it is asked for.
+        """
+        rows = self._read(
+            "SELECT id FROM games WHERE status='active' AND CASE WHEN json_valid(state) AND json_valid(seats)"
+            " THEN json_extract(seats, '$[' || CAST(json_extract(state, '$.current_player') AS INTEGER)"
+            " || '].type') = 'bot' ELSE 0 END ORDER BY updated"
+        )
         return [r[0] for r in rows]
 
     def moves(self, game_id: str, since: int = 0) -> list[MoveRow]:
         """Moves of ``game_id`` with index >= ``since``, in order."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx>=? ORDER BY idx",
-                (game_id, since),
-            ).fetchall()
+        rows = self._read(
+            "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx>=? ORDER BY idx",
+            (game_id, since),
+        )
         return [MoveRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 
+    def move(self, game_id: str, index: int) -> MoveRow | None:
+        """Move ``index`` of ``game_id`` (None if there is none)."""
+        rows = self._read(
+            "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx=?", (game_id, index)
+        )
+        return MoveRow(rows[0][0], rows[0][1], rows[0][2], rows[0][3], json.loads(rows[0][4])) if rows else None
+
     def count_games(self) -> dict[str, int]:
-        with self._lock:
-            rows = self._db.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall()
+        rows = self._read("SELECT status, COUNT(*) FROM games GROUP BY status")
         return {status: n for status, n in rows}
+
+    # ----------------------------------------------------------- expiry
+    def expire(self, active_before: float | None, over_before: float | None, batch: int = 200) -> int:
+        """Delete unfinished games with no move since ``active_before`` and finished games older
+        than ``over_before`` (``time.time()`` values; None keeps them), in transactions of
+        ``batch`` games; return how many were deleted."""
+        deleted = 0
+        for status, before in (("active", active_before), ("over", over_before)):
+            if before is None:
+                continue
+            while True:
+                with self._lock, self._transaction():
+                    ids = [
+                        r[0]
+                        for r in self._db.execute(
+                            "SELECT id FROM games WHERE status=? AND updated<? LIMIT ?", (status, before, batch)
+                        ).fetchall()
+                    ]
+                    marks = ",".join("?" * len(ids))
+                    if ids:
+                        self._db.execute(f"DELETE FROM moves WHERE game_id IN ({marks})", ids)
+                        self._db.execute(f"DELETE FROM games WHERE id IN ({marks})", ids)
+                deleted += len(ids)
+                if len(ids) < batch:
+                    break
+        return deleted
 
     # ----------------------------------------------------------- helpers
     def _transaction(self) -> _Txn:
         return _Txn(self._db)
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run a query on this thread's read connection (the write connection for ``:memory:``)."""
+        if self.path == ":memory:":
+            with self._lock:
+                return self._db.execute(sql, params).fetchall()
+        reader = getattr(self._local, "db", None)
+        if reader is None:
+            if self._closed:
+                raise sqlite3.ProgrammingError("the store is closed")
+            reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            reader.execute("PRAGMA busy_timeout=1000")
+            reader.execute("PRAGMA query_only=1")
+            with self._readers_lock:
+                self._readers.append(reader)
+            self._local.db = reader
+        return reader.execute(sql, params).fetchall()
 
 
 class _Txn:
@@ -236,7 +320,12 @@ class _Txn:
         self.db = db
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreBusyError(f"the database is locked by another connection ({exc})") from exc
+            raise
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
