@@ -6,6 +6,8 @@ import json
 import random
 import re
 import sqlite3
+import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -39,8 +41,21 @@ def client(db: Path) -> TestClient:
 
 def restart(client: TestClient, db: Path) -> TestClient:
     """Stop the server behind ``client`` (its store lets go of the file) and start another on ``db``."""
+    client.app.state.service.close()
     client.app.state.store.close()
     return TestClient(create_app(db))
+
+
+def settle(client: TestClient, view: dict[str, Any]) -> dict[str, Any]:
+    """The game's view (all moves) once the bots that are due have played (they play in the background)."""
+    deadline = time.monotonic() + 60
+    while True:
+        assert client.app.state.service.wait_for_bots(60), "the bots did not finish"
+        fresh = client.get(f"/api/games/{view['game_id']}?since=0").json()
+        bot_on_turn = fresh["seats"][fresh["state"]["current_player"]]["type"] == "bot"
+        if fresh["over"] or not bot_on_turn or time.monotonic() > deadline:
+            return {**fresh, **{k: view[k] for k in ("tokens", "links") if k in view}}
+        time.sleep(0.01)  # a bot that failed is tried again shortly
 
 
 def create(client: TestClient, spec: dict[str, Any]) -> dict[str, Any]:
@@ -50,6 +65,10 @@ def create(client: TestClient, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def act(client: TestClient, gid: str, seat: int, token: str, action: int, **extra: Any) -> Any:
+    """Send a move; ``expect`` defaults to the number of moves the game has now."""
+    if "expect" not in extra:
+        current = client.get(f"/api/games/{gid}")
+        extra["expect"] = current.json()["num_moves"] if current.status_code == 200 else 0
     return client.post(
         f"/api/games/{gid}/actions", json={"seat": seat, "token": token, "action": action, **extra}
     )
@@ -65,10 +84,12 @@ def play_out(
     """Play random legal moves for the human seats until the game is over."""
     gid = view["game_id"]
     for _ in range(max_moves):
+        if not view["over"] and str(view["state"]["current_player"]) not in tokens:
+            view = settle(client, view)  # a bot is on turn: it plays in the background
         if view["over"]:
             return view
         seat = view["state"]["current_player"]
-        assert str(seat) in tokens, "bots must have played before the answer came back"
+        assert str(seat) in tokens, "the bots have played"
         action = rng.choice(view["legal"])["action"]
         r = act(client, gid, seat, tokens[str(seat)], action, expect=view["num_moves"])
         assert r.status_code == 200, r.text
@@ -176,9 +197,11 @@ def test_learned_bot_without_a_model_for_the_table_size_is_a_clear_400(client: T
     assert "/" not in message, "no server path reaches the user"
 
 
-def test_bot_in_seat_zero_moves_before_the_first_answer(client: TestClient) -> None:
-    view = create(client, {"seats": [{"type": "bot", "bot": "greedy"}, {"type": "human", "name": "Bob"}]})
-    assert view["moves"], "the bot's opening turn comes with the answer"
+def test_bot_in_seat_zero_plays_its_opening_turn_in_the_background(client: TestClient) -> None:
+    first = create(client, {"seats": [{"type": "bot", "bot": "greedy"}, {"type": "human", "name": "Bob"}]})
+    assert first["state"]["current_player"] == 0 or first["num_moves"] > 0  # the answer does not wait
+    view = settle(client, first)
+    assert view["moves"], "the bot's opening turn is played without a request"
     assert {m["seat"] for m in view["moves"]} == {0}
     assert view["state"]["current_player"] == 1
     assert [m["index"] for m in view["moves"]] == list(range(view["num_moves"]))
@@ -186,8 +209,8 @@ def test_bot_in_seat_zero_moves_before_the_first_answer(client: TestClient) -> N
     assert view["seats"][1]["name"] == "Bob" and view["seats"][0]["name"] == "greedy bot"
 
 
-def test_only_bots_table_plays_to_the_end_at_once(client: TestClient) -> None:
-    view = create(
+def test_only_bots_table_plays_to_the_end_in_the_background(client: TestClient) -> None:
+    first = create(
         client,
         {
             "seats": [
@@ -197,7 +220,9 @@ def test_only_bots_table_plays_to_the_end_at_once(client: TestClient) -> None:
             ]
         },
     )
-    assert view["over"] and view["tokens"] == {} and view["links"] == {}
+    assert first["tokens"] == {} and first["links"] == {}
+    view = settle(client, first)
+    assert view["over"]
     assert len(view["result"]["scores"]) == 3
     assert client.get(f"/api/games/{view['game_id']}/replay").status_code == 200
 
@@ -283,6 +308,9 @@ def post_raw(client: TestClient, path: str, content: bytes, **headers: str) -> A
         (b'{"seat": 0, "token": "T", "action": 0, "expect": 5}', 409, "stale"),
         (b'{"seat": 0, "token": "T", "action": 0, "since": -1}', 400, "bad_since"),
         (b'{"seat": 0, "token": "T", "action": 0, "since": "0"}', 400, "bad_since"),
+        (b'{"seat": 0, "token": "T", "action": 0, "expect": null}', 400, "missing_expect"),
+        (b'{"seat": 0, "token": "T", "action": 0, "expect": -1}', 400, "bad_expect"),
+        (b'{"seat": 0, "token": "T", "action": 0, "expect": "0"}', 400, "bad_expect"),
     ],
 )
 def test_bad_action_requests_get_a_clear_error_and_change_nothing(
@@ -291,6 +319,8 @@ def test_bad_action_requests_get_a_clear_error_and_change_nothing(
     gid = game["game_id"]
     body = body.replace(b'"T1"', json.dumps(game["tokens"]["1"]).encode())
     body = body.replace(b'"T"', json.dumps(game["tokens"]["0"]).encode())
+    if body.startswith(b'{"') and b'"expect"' not in body:
+        body = body[:-1] + b', "expect": 0}'
     before = snapshot(client, gid)
     r = post_raw(client, f"/api/games/{gid}/actions", body)
     assert r.status_code == status, r.text
@@ -454,7 +484,7 @@ def test_restart_lets_a_due_bot_move(db: Path, monkeypatch: pytest.MonkeyPatch) 
     first = TestClient(create_app(db))
     view = create(first, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
     gid, token = view["game_id"], view["tokens"]["0"]
-    monkeypatch.setattr(GameService, "_run_bots", lambda self, session: None)  # the "crash"
+    monkeypatch.setattr(GameService, "_play_bots", lambda self, game_id: None)  # the "crash"
     view = act(first, gid, 0, token, 0).json()
     while view["state"]["current_player"] == 0:
         view = act(first, gid, 0, token, view["legal"][0]["action"]).json()
@@ -462,7 +492,7 @@ def test_restart_lets_a_due_bot_move(db: Path, monkeypatch: pytest.MonkeyPatch) 
     assert view["state"]["current_player"] == 1
     monkeypatch.undo()
     second = restart(first, db)
-    resumed = snapshot(second, gid)
+    resumed = settle(second, view)
     assert resumed["num_moves"] > stuck
     assert {m["seat"] for m in resumed["moves"][stuck:]} == {1}
     assert resumed["state"]["current_player"] == 0 or resumed["over"]
@@ -480,12 +510,14 @@ def test_dice_continue_identically_after_a_restart(tmp_path: Path) -> None:
             if view["over"]:
                 break
             if i == restart_at:
+                svc.close()
                 svc.store.close()
                 svc = GameService(GameStore(path))
                 svc.resume()
             seat = view["state"]["current_player"]
             action = rng.choice(view["legal"])["action"]
-            view = svc.act(gid, {"seat": seat, "token": tokens[str(seat)], "action": action})
+            move = {"seat": seat, "token": tokens[str(seat)], "action": action, "expect": view["num_moves"]}
+            view = svc.act(gid, move)
         return [m["state"] for m in svc.view(gid, 0)["moves"]]
 
     straight = run(None, tmp_path / "a.sqlite3")
@@ -496,26 +528,32 @@ def test_dice_continue_identically_after_a_restart(tmp_path: Path) -> None:
 def test_a_failing_bot_never_plays_a_random_move_and_is_tried_again(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    healthy = threading.Event()
     calls = {"n": 0}
 
     class Flaky:
-        """Returns an illegal action on its first two turns' decisions, then plays legally."""
+        """Returns an illegal action until ``healthy`` is set, then plays legally."""
 
         def act(self, state: dict[str, Any]) -> int:
             calls["n"] += 1
-            return 999 if calls["n"] <= 2 else Game.from_dict(state).legal_actions()[0]
+            return Game.from_dict(state).legal_actions()[0] if healthy.is_set() else 999
 
-    monkeypatch.setattr(GameService, "bot_retry_s", 0.0)
+    monkeypatch.setattr(GameService, "bot_retry_s", 0.05)
     bots.register("flaky-test-bot", Flaky)
     try:
         view = create(client, {"seats": [{"type": "bot", "bot": "flaky-test-bot"}, {"type": "human"}]})
         gid, token = view["game_id"], view["tokens"]["1"]
+        deadline = time.monotonic() + 30
+        while calls["n"] < 3 and time.monotonic() < deadline:  # it fails, and is tried again, and again
+            time.sleep(0.01)
+        view = snapshot(client, gid)
         # the bot seat is on turn and has not moved: nothing was played for it
-        assert view["num_moves"] == 0 and view["state"]["current_player"] == 0
+        assert calls["n"] >= 3 and view["num_moves"] == 0 and view["state"]["current_player"] == 0
         err = view["bot_error"]
         assert err["seat"] == 0 and err["bot"] == "flaky-test-bot" and "has not moved" in err["message"]
-        assert act(client, gid, 1, token, 0).status_code == 409  # still the bot's turn (its retry failed too)
-        again = snapshot(client, gid)  # the next request retries: now it moves
+        assert act(client, gid, 1, token, 0).status_code == 409  # still the bot's turn
+        healthy.set()
+        again = settle(client, view)  # the next try moves
         assert again["bot_error"] is None and again["state"]["current_player"] == 1 and again["num_moves"] > 0
         moves = again["moves"]
         assert all(m["seat"] == 0 and "error" not in m["name"] for m in moves)
@@ -529,7 +567,7 @@ def test_a_failing_bot_never_plays_a_random_move_and_is_tried_again(
 def test_a_storage_error_during_a_bot_move_does_not_wedge_the_game(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(GameService, "bot_retry_s", 0.0)
+    monkeypatch.setattr(GameService, "bot_retry_s", 0.05)
     view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
     gid, token = view["game_id"], view["tokens"]["0"]
     store = client.app.state.service.store
@@ -543,16 +581,28 @@ def test_a_storage_error_during_a_bot_move_does_not_wedge_the_game(
         real(game_id, index, seat, *rest)
 
     monkeypatch.setattr(store, "record_move", locked)
+    errors: list[dict[str, Any]] = []
+    real_play = GameService._play_bots
+
+    def watched(self: GameService, game_id: str) -> float | None:
+        retry = real_play(self, game_id)
+        with self._sessions_lock:
+            session = self._sessions.get(game_id)
+        if session is not None and session.bot_error is not None:
+            errors.append(session.bot_error)
+        return retry
+
+    monkeypatch.setattr(GameService, "_play_bots", watched)
     while view["state"]["current_player"] == 0:  # the human plays its turn
         before = view["num_moves"]
-        r = act(client, gid, 0, token, view["legal"][0]["action"])
+        r = act(client, gid, 0, token, view["legal"][0]["action"], expect=before)
         assert r.status_code == 200, r.text  # the person's move is stored and acknowledged
         view = r.json()
         assert view["num_moves"] == before + 1
-    assert view["bot_error"] is not None and "could not be stored" in view["bot_error"]["message"]
-    assert view["state"]["current_player"] == 1
-    after = snapshot(client, gid)  # the next request lets the bot move
-    assert after["bot_error"] is None and after["state"]["current_player"] == 0 or after["over"]
+    after = settle(client, view)  # the bot's first try fails to store, the next one moves
+    assert fails["left"] == 0 and errors and "could not be stored" in errors[0]["message"]
+    assert after["bot_error"] is None and (after["state"]["current_player"] == 0 or after["over"])
+    assert after["num_moves"] > view["num_moves"]
     check_moves_follow_rules(view["state"], after["moves"][view["num_moves"]:])
 
 
@@ -665,7 +715,7 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
         view = create(first, {"seats": [{"type": "human"}, {"type": "bot", "bot": "vanishing-test-bot"}]})
         gid, token = view["game_id"], view["tokens"]["0"]
         monkeypatch.setattr(
-            GameService, "_run_bots", lambda self, session: None
+            GameService, "_play_bots", lambda self, game_id: None
         )  # crash before the bot moves
         view = act(first, gid, 0, token, 0).json()
         while view["state"]["current_player"] == 0:
@@ -678,6 +728,7 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
     con.commit()
     con.close()
     second = restart(first, db)  # starts although one game is unreadable
+    second.app.state.service.wait_for_bots()
     resumed = snapshot(second, gid)
     # the bot is gone: its seat waits (no move is invented for it) and the view says why
     assert resumed["state"]["current_player"] == 1 and resumed["num_moves"] == view["num_moves"]
@@ -719,7 +770,7 @@ def test_a_damaged_database_file_is_refused_at_start(tmp_path: Path) -> None:
     from shelfie_env.play.web.store import DamagedDatabaseError, GameStore
 
     path = tmp_path / "games.sqlite3"
-    client = TestClient(create_app(path))
+    client = TestClient(create_app(path, games_per_minute=0))
     for _ in range(20):
         create(client, TWO_HUMANS)
     client.app.state.store.close()
@@ -795,3 +846,332 @@ def test_api_answers_are_not_cached_and_forms_cannot_create_games(client: TestCl
         r = client.post("/api/games", content=body, headers={"content-type": ctype})
         assert r.status_code == 415 and r.json()["error"] == "unsupported_media_type", ctype
     assert "cache-control" not in client.get("/").headers
+
+
+# ----------------------------------------------------------------------------- open on a network
+
+
+def serve_in_thread(app: Any, request_timeout: float) -> tuple[Any, int, threading.Thread]:
+    """``shelfie serve``'s uvicorn configuration, on a free loopback port, in a thread."""
+    import argparse
+
+    import uvicorn
+
+    from shelfie_env.play.web.cli import add_arguments, server_config
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--port", "0", "--request-timeout", str(request_timeout), "--log-level", "warning"])
+    server = uvicorn.Server(server_config(app, args))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started
+    return server, server.servers[0].sockets[0].getsockname()[1], thread
+
+
+def test_clients_that_stall_mid_request_are_cut_off_while_others_are_served(db: Path) -> None:
+    import socket
+
+    import httpx
+
+    server, port, thread = serve_in_thread(create_app(db), request_timeout=1.0)
+    stalled: list[socket.socket] = []
+    try:
+        for i in range(300):  # half-open requests: part of the headers (or of a body), then nothing
+            s = socket.create_connection(("127.0.0.1", port))
+            if i % 2:
+                s.sendall(b"GET /api/meta HTTP/1.1\r\nHost: x\r\n")
+            else:
+                s.sendall(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: 100\r\n\r\n{\"seats\"")  # fmt: skip
+            stalled.append(s)
+        t0 = time.monotonic()
+        r = httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=5)
+        assert r.status_code == 200 and time.monotonic() - t0 < 1.0  # others are served meanwhile
+        deadline = time.monotonic() + 10
+        closed = 0
+        for s in stalled:
+            s.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                if s.recv(1024) == b"":
+                    closed += 1
+            except (TimeoutError, ConnectionError):
+                pass
+        assert closed == len(stalled), f"only {closed} of {len(stalled)} stalled connections were closed"
+        assert time.monotonic() - t0 < 8
+        r = httpx.post(f"http://127.0.0.1:{port}/api/games", json=TWO_HUMANS, timeout=5)
+        assert r.status_code == 201
+    finally:
+        for s in stalled:
+            s.close()
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_a_persons_move_answers_while_a_slow_bot_thinks_in_the_background(client: TestClient) -> None:
+    release = threading.Event()
+
+    class Slow:
+        def act(self, state: dict[str, Any]) -> int:
+            release.wait(30)
+            return Game.from_dict(state).legal_actions()[0]
+
+    bots.register("slow-test-bot", Slow)
+    try:
+        view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "slow-test-bot"}]})
+        gid, token = view["game_id"], view["tokens"]["0"]
+        while view["state"]["current_player"] == 0:
+            t0 = time.monotonic()
+            r = act(client, gid, 0, token, view["legal"][0]["action"], expect=view["num_moves"])
+            assert r.status_code == 200 and time.monotonic() - t0 < 1.0, r.text
+            view = r.json()
+        t0 = time.monotonic()
+        polled = snapshot(client, gid)  # reads are not held up by the thinking bot
+        assert time.monotonic() - t0 < 1.0 and polled["state"]["current_player"] == 1
+        release.set()
+        after = settle(client, view)
+        assert after["num_moves"] > view["num_moves"] and after["bot_error"] is None
+    finally:
+        release.set()
+        bots._REGISTRY.pop("slow-test-bot", None)
+
+
+def test_bots_of_different_games_think_at_the_same_time(client: TestClient) -> None:
+    """No single bot instance and lock is shared by every game: two games' bots overlap."""
+    state = {"now": 0, "most": 0}
+    lock = threading.Lock()
+    instances: list[object] = []
+
+    class Counting:
+        def __init__(self) -> None:
+            instances.append(self)
+
+        def act(self, st: dict[str, Any]) -> int:
+            with lock:
+                state["now"] += 1
+                state["most"] = max(state["most"], state["now"])
+            time.sleep(0.05)
+            with lock:
+                state["now"] -= 1
+            return Game.from_dict(st).legal_actions()[0]
+
+    bots.register("counting-test-bot", Counting)
+    try:
+        views = [create(client, {"seats": [{"type": "bot", "bot": "counting-test-bot"}] * 2}) for _ in range(2)]
+        finals = [settle(client, v) for v in views]
+        assert all(f["over"] for f in finals)
+        assert state["most"] == 2, "the two games' bots never thought at the same time"
+        assert len(instances) >= 2
+    finally:
+        bots._REGISTRY.pop("counting-test-bot", None)
+
+
+def test_building_a_slow_bot_does_not_stall_other_games(client: TestClient) -> None:
+    building = threading.Event()
+    release = threading.Event()
+
+    def slow_factory() -> Any:
+        building.set()
+        release.wait(30)
+        return bots.make("greedy")
+
+    bots.register("slow-build-test-bot", slow_factory)
+    try:
+        view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
+        gid, token = view["game_id"], view["tokens"]["0"]
+        spec = {"seats": [{"type": "human"}, {"type": "bot", "bot": "slow-build-test-bot"}]}
+        other = threading.Thread(target=lambda: client.post("/api/games", json=spec), daemon=True)
+        other.start()
+        assert building.wait(10)
+        t0 = time.monotonic()
+        while view["state"]["current_player"] == 0:  # the person's turn, then the greedy bot's
+            view = act(client, gid, 0, token, view["legal"][0]["action"], expect=view["num_moves"]).json()
+        while view["state"]["current_player"] == 1 and time.monotonic() - t0 < 10:
+            time.sleep(0.02)
+            view = snapshot(client, gid)
+        assert view["state"]["current_player"] == 0, "the greedy bot waited for another bot's build"
+        assert any(m["seat"] == 1 for m in view["moves"]) and building.is_set() and not release.is_set()
+    finally:
+        release.set()
+        bots._REGISTRY.pop("slow-build-test-bot", None)
+
+
+def test_bot_processes_play_the_shipped_bots_with_the_same_moves(tmp_path: Path) -> None:
+    """The planner in a worker process plays what it plays in the server process."""
+    views = []
+    for processes in (0, 1):
+        svc = GameService(GameStore(tmp_path / f"p{processes}.sqlite3"), bot_processes=processes)
+        try:
+            first = svc.create({"seats": [{"type": "bot", "bot": "planner"}, {"type": "bot", "bot": "greedy"}]},
+                               seed=5)  # fmt: skip
+            gid = first["game_id"]
+            deadline = time.monotonic() + 120
+            while not svc.view(gid)["over"] and time.monotonic() < deadline:
+                time.sleep(0.05)
+            views.append(svc.view(gid, 0))
+        finally:
+            svc.close()
+            svc.store.close()
+    assert views[0]["over"] and views[1]["over"]
+    assert [m["action"] for m in views[0]["moves"]] == [m["action"] for m in views[1]["moves"]]
+    assert views[0]["state"] == views[1]["state"]
+
+
+def test_a_move_without_expect_is_refused_and_a_repeated_move_is_not_played_twice(
+    client: TestClient,
+) -> None:
+    view = create(client, TWO_HUMANS)
+    gid, tokens = view["game_id"], view["tokens"]
+    r = client.post(f"/api/games/{gid}/actions", json={"seat": 0, "token": tokens["0"], "action": 0})
+    assert r.status_code == 400 and r.json()["error"] == "missing_expect"
+    assert snapshot(client, gid)["num_moves"] == 0
+    body = {"seat": 0, "token": tokens["0"], "action": 0, "expect": 0}  # stop rolling
+    first = client.post(f"/api/games/{gid}/actions", json=body)
+    again = client.post(f"/api/games/{gid}/actions", json=body)  # a retried POST
+    assert first.status_code == again.status_code == 200
+    assert again.json()["repeated"] is True and "repeated" not in first.json()
+    assert again.json()["num_moves"] == first.json()["num_moves"] == 1
+    assert again.json()["moves"] == first.json()["moves"]
+    other = client.post(f"/api/games/{gid}/actions", json={**body, "action": first.json()["legal"][0]["action"]})
+    assert other.status_code == 409 and other.json()["error"] == "stale"  # a different move for an old position
+    wrong = client.post(f"/api/games/{gid}/actions", json={**body, "token": tokens["1"]})
+    assert wrong.status_code == 403
+    assert snapshot(client, gid)["num_moves"] == 1
+
+
+def test_concurrent_moves_for_one_decision_exactly_one_is_accepted(client: TestClient) -> None:
+    view = create(client, TWO_HUMANS)
+    gid, token = view["game_id"], view["tokens"]["0"]
+    legal = [m["action"] for m in view["legal"]]
+    answers: list[Any] = []
+    barrier = threading.Barrier(8)
+
+    def send(action: int) -> None:
+        barrier.wait()
+        answers.append(client.post(f"/api/games/{gid}/actions",
+                                   json={"seat": 0, "token": token, "action": action, "expect": 0}))  # fmt: skip
+
+    threads = [threading.Thread(target=send, args=(legal[i % len(legal)],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    played = [r for r in answers if r.status_code == 200 and not r.json().get("repeated")]
+    assert len(played) == 1
+    assert all(r.status_code in (200, 409) for r in answers)
+    assert snapshot(client, gid)["num_moves"] == 1
+
+
+def test_game_creation_and_hints_are_limited_per_client_address(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service_module, "hint_function", lambda: lambda state, k=3: [])
+    app = create_app(db, games_per_minute=3, hints_per_minute=2)
+    alice, bob = TestClient(app, client=("10.0.0.1", 1000)), TestClient(app, client=("10.0.0.2", 1000))
+    views = [create(alice, TWO_HUMANS) for _ in range(3)]
+    r = alice.post("/api/games", json=TWO_HUMANS)
+    assert r.status_code == 429 and r.json()["error"] == "rate_limited"
+    assert 1 <= int(r.headers["retry-after"]) <= 20 and r.json()["retry_after"] == int(r.headers["retry-after"])
+    assert r.headers["cache-control"] == "no-store"
+    create(bob, TWO_HUMANS)  # another address is not held back
+    gid, token = views[0]["game_id"], views[0]["tokens"]["0"]
+    hint = {"seat": 0, "token": token}
+    assert [alice.post(f"/api/games/{gid}/hint", json=hint).status_code for _ in range(3)] == [200, 200, 429]
+    assert bob.post(f"/api/games/{gid}/hint", json=hint).status_code == 200  # each address has its own budget
+
+
+def test_rate_limiter_refills_and_forgets_full_buckets() -> None:
+    from shelfie_env.play.web.guard import RateLimiter
+
+    limit = RateLimiter(per_minute=6, burst=2, max_keys=3)
+    assert limit.check("a", now=0) is None and limit.check("a", now=0) is None
+    assert limit.check("a", now=0) == pytest.approx(10.0)
+    assert limit.check("a", now=10) is None  # one token every 10 s
+    for key in "bcdef":
+        limit.check(key, now=100)
+    assert len(limit._buckets) <= 3
+    assert RateLimiter(per_minute=0).check("a") is None
+
+
+def test_abandoned_games_expire_and_start_up_reads_only_games_with_a_bot_due(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = TestClient(create_app(db, games_per_minute=0))
+    old = [create(first, TWO_HUMANS)["game_id"] for _ in range(30)]
+    fresh = create(first, TWO_HUMANS)["game_id"]
+    finished = settle(first, create(first, {"seats": [{"type": "bot", "bot": "random"}] * 2}))["game_id"]
+    due = create(first, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
+    monkeypatch.setattr(GameService, "_play_bots", lambda self, game_id: None)  # crash before the bot moves
+    view = act(first, due["game_id"], 0, due["tokens"]["0"], 0)
+    while view.json()["state"]["current_player"] == 0:
+        view = act(first, due["game_id"], 0, due["tokens"]["0"], view.json()["legal"][0]["action"])
+    first.app.state.service.close()
+    first.app.state.store.close()
+    monkeypatch.undo()
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE games SET updated=updated-40*86400 WHERE id IN ({','.join('?' * len(old))})", old)
+    con.execute("UPDATE games SET updated=updated-400*86400 WHERE id=?", (finished,))
+    con.commit()
+    con.close()
+    reads: list[str] = []
+    real = GameStore.get_game
+    monkeypatch.setattr(GameStore, "get_game", lambda self, gid: reads.append(gid) or real(self, gid))
+    second = TestClient(create_app(db, expire_days=30, keep_finished_days=None))
+    service = second.app.state.service
+    assert service.wait_for_bots(30)
+    assert set(reads) == {due["game_id"]}, "start-up read games that have no bot to move"
+    assert set(service._sessions) <= {due["game_id"]}
+    deadline = time.monotonic() + 10
+    while second.get(f"/api/games/{old[0]}").status_code != 404 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the expiry runs in the background at start-up
+    assert all(second.get(f"/api/games/{g}").status_code == 404 for g in old)
+    assert second.get(f"/api/games/{fresh}").status_code == 200
+    assert second.get(f"/api/games/{finished}").status_code == 200  # finished games are kept by default
+    assert snapshot(second, due["game_id"])["state"]["current_player"] == 0  # the due bot played on
+    assert service.housekeeping(None, 300 * 86400) == 1  # finished games go after keep_finished_days
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM moves WHERE game_id=?", (finished,)).fetchone()[0] == 0
+    con.close()
+
+
+def test_idle_games_leave_memory_and_come_back_when_asked_for(client: TestClient) -> None:
+    service = client.app.state.service
+    view = create(client, TWO_HUMANS)
+    gid, tokens = view["game_id"], view["tokens"]
+    view = act(client, gid, 0, tokens["0"], 0).json()
+    service.idle_s = 0.0
+    service.housekeeping(None, None)
+    assert gid not in service._sessions
+    service.idle_s = 600.0
+    again = act(client, gid, 0, tokens["0"], view["legal"][0]["action"], expect=view["num_moves"])
+    assert again.status_code == 200 and again.json()["num_moves"] == view["num_moves"] + 1
+
+
+def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Path) -> None:
+    client = TestClient(create_app(db, write_timeout=0.5))
+    a, b = create(client, TWO_HUMANS), create(client, TWO_HUMANS)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        answers: list[Any] = []
+        mover = threading.Thread(
+            target=lambda: answers.append(act(client, a["game_id"], 0, a["tokens"]["0"], 0, expect=0))
+        )
+        t0 = time.monotonic()
+        mover.start()
+        time.sleep(0.05)
+        r = client.get(f"/api/games/{b['game_id']}?since=0")  # another game's read, while the write waits
+        assert r.status_code == 200 and time.monotonic() - t0 < 0.4
+        mover.join(10)
+        assert time.monotonic() - t0 < 2.0
+        busy = answers[0]
+        assert busy.status_code == 503 and busy.json()["error"] == "storage_busy"
+        assert busy.headers["retry-after"] == "1"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert snapshot(client, a["game_id"])["num_moves"] == 0  # the refused move was not played
+    assert act(client, a["game_id"], 0, a["tokens"]["0"], 0, expect=0).status_code == 200

@@ -1,7 +1,8 @@
 """The web table: a Starlette app serving the page and a small JSON API.
 
-``create_app(db_path=...)`` opens (or creates) the SQLite database, resumes every
-unfinished game (bots that were due to move play on) and returns the ASGI app.
+``create_app(db_path=...)`` opens (or creates) the SQLite database, queues the
+unfinished games whose bot is due (they play on in the background; every other
+game is loaded when asked for) and returns the ASGI app.
 
 API (all JSON; errors are ``{"error": code, "message": text}`` with a 4xx status):
 
@@ -9,7 +10,7 @@ API (all JSON; errors are ``{"error": code, "message": text}`` with a 4xx status
 GET      /api/meta                        bot names, whether hints exist, limits
 POST     /api/games                       ``{"seats": [...]}`` -> first view + tokens/links
 GET      /api/games/{id}?since=N          public view, with the moves from index N
-POST     /api/games/{id}/actions          ``{"seat", "token", "action"[, "expect"]}``
+POST     /api/games/{id}/actions          ``{"seat", "token", "action", "expect"}``
 POST     /api/games/{id}/hint             ``{"seat", "token"[, "k"]}`` -> top moves
 GET      /api/games/{id}/replay           replay JSON of a finished game
 =======  ===============================  ==============================================
@@ -17,11 +18,15 @@ GET      /api/games/{id}/replay           replay JSON of a finished game
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
 import json
 import logging
+import math
 import os
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +40,25 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import SYMBOLS
 from shelfie_env.game.engine import MAX_PLAYERS
+from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.service import MAX_NAME, GameService, WebError
-from shelfie_env.play.web.store import GameStore
+from shelfie_env.play.web.store import WRITE_TIMEOUT, GameStore
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
+GAMES_PER_MINUTE = 10.0
+"""Default: new tables one client address may open per minute (in bursts of as many)."""
+HINTS_PER_MINUTE = 30.0
+"""Default: hint requests one client address may send per minute."""
+EXPIRE_DAYS = 30.0
+"""Default: an unfinished game with no move for this many days is deleted."""
+HOUSEKEEPING_S = 600.0
+"""How often expired games are deleted and idle games leave memory."""
+
+
 def default_db_path() -> Path:
     """Where ``shelfie serve`` keeps its games unless ``--db`` says otherwise: the user's data
     directory (``$XDG_DATA_HOME``, else ``~/.local/share``; ``%LOCALAPPDATA%`` on Windows),
@@ -208,21 +225,72 @@ def _since(request: Request) -> int:
     return since
 
 
+def learned_bots() -> tuple[tuple[str, int], ...]:
+    """``(name, num_players)`` of every bot with a model per table size (slow to build: preloaded)."""
+    out = []
+    for name in bots_module.available():
+        try:
+            if "num_players" in inspect.signature(bots_module.factory(name)).parameters:
+                out += [(name, n) for n in bots_module.table_sizes(name)]
+        except Exception:  # a bot whose factory cannot be found fails when a table asks for it
+            log.exception("bot %s: its table sizes cannot be read", name)
+    return tuple(out)
+
+
+def _limited(limiter: RateLimiter, request: Request, what: str) -> None:
+    """Raise 429 when the client address behind ``request`` is over ``limiter``'s rate."""
+    key = request.client.host if request.client else "unknown"
+    wait = limiter.check(key)
+    if wait is not None:
+        retry = max(1, math.ceil(wait))
+        raise WebError(
+            429,
+            "rate_limited",
+            f"too many {what} from your address; try again in {retry} s",
+            retry_after=retry,
+        )
+
+
 def create_app(
-    db_path: str | Path | None = None, max_body: int = MAX_BODY, worker_threads: int = 8
+    db_path: str | Path | None = None,
+    max_body: int = MAX_BODY,
+    worker_threads: int = 8,
+    *,
+    bot_workers: int = 2,
+    bot_processes: int = 0,
+    games_per_minute: float = GAMES_PER_MINUTE,
+    hints_per_minute: float = HINTS_PER_MINUTE,
+    expire_days: float | None = EXPIRE_DAYS,
+    keep_finished_days: float | None = None,
+    write_timeout: float = WRITE_TIMEOUT,
+    preload: bool = True,
 ) -> Starlette:
     """The ASGI app for the games stored at ``db_path`` (default :func:`default_db_path`;
-    unfinished games resume at once).
+    unfinished games whose bot is due play on at once, in the background).
 
     ``max_body`` caps request bodies (413 above it); ``worker_threads`` is how many
-    requests run game logic at the same time (it is CPU-bound Python, so a few suffice;
-    a slow bot then holds one worker, not the event loop).
+    requests run game logic at the same time (it is CPU-bound Python, so a few suffice).
+    Bots play in ``bot_workers`` background threads, their search in ``bot_processes``
+    worker processes (0: in those threads). Each client address may open
+    ``games_per_minute`` tables and ask ``hints_per_minute`` hints (0: no limit; 429 above).
+    Unfinished games without a move for ``expire_days`` days and finished games older
+    than ``keep_finished_days`` are deleted (None keeps them). ``write_timeout`` bounds
+    a write's wait for a database locked elsewhere. ``preload`` builds the learned bots
+    in the background at start-up, so the first table with one does not wait for it.
     """
     if db_path is None:
         db_path = default_db_path()
         db_path.parent.mkdir(parents=True, exist_ok=True)
-    store = GameStore(db_path)
-    service = GameService(store)
+    store = GameStore(db_path, write_timeout=write_timeout)
+    slow_bots = learned_bots() if preload else ()
+    service = GameService(
+        store,
+        bot_workers=bot_workers,
+        bot_processes=bot_processes,
+        preload=slow_bots + (("planner", 2),) if bot_processes else (),
+    )
+    game_limit = RateLimiter(games_per_minute)
+    hint_limit = RateLimiter(hints_per_minute)
     # Game logic is CPU-bound Python: a few worker threads keep the event loop free for I/O
     # without dozens of threads fighting over the GIL (which made the latency tail long).
     limiter = anyio.CapacityLimiter(worker_threads)
@@ -232,7 +300,33 @@ def create_app(
 
     resumed = service.resume()
     if resumed:
-        log.info("resumed %d unfinished game(s) from %s", resumed, db_path)
+        log.info("%d unfinished game(s) from %s have a bot to move: they play on", resumed, db_path)
+    stopping = threading.Event()
+    day = 86400.0
+
+    def housekeeping() -> None:
+        while True:
+            try:
+                service.housekeeping(
+                    None if expire_days is None else expire_days * day,
+                    None if keep_finished_days is None else keep_finished_days * day,
+                )
+            except Exception:  # e.g. a locked database: try again next time
+                log.exception("housekeeping failed")
+            if stopping.wait(HOUSEKEEPING_S):
+                return
+
+    threading.Thread(target=housekeeping, name="shelfie-housekeeping", daemon=True).start()
+    if slow_bots:
+        threading.Thread(
+            target=service.preload, args=(slow_bots,), name="shelfie-preload", daemon=True
+        ).start()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        stopping.set()
+        await anyio.to_thread.run_sync(service.close)
 
     def page(name: str) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -257,6 +351,7 @@ def create_app(
 
     async def create_game(request: Request) -> Response:
         body = await _json_body(request)
+        _limited(game_limit, request, "new tables")
         view = await run_in_threadpool(service.create, body)
         return JSONResponse(view, status_code=201)
 
@@ -273,6 +368,7 @@ def create_app(
     async def post_hint(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         body = await _json_body(request)
+        _limited(hint_limit, request, "hint requests")
         return JSONResponse(await run_in_threadpool(service.hint, game_id, body))
 
     async def get_replay(request: Request) -> Response:
@@ -284,7 +380,9 @@ def create_app(
 
     async def web_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, WebError)
-        return JSONResponse(exc.to_json(), status_code=exc.status)
+        retry = exc.extra.get("retry_after")
+        headers = {"retry-after": str(retry)} if retry is not None else None
+        return JSONResponse(exc.to_json(), status_code=exc.status, headers=headers)
 
     async def server_error(request: Request, exc: Exception) -> Response:
         log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
@@ -316,6 +414,7 @@ def create_app(
         routes=routes,
         middleware=[Middleware(SecurityHeaders), Middleware(BodyLimit, limit=max_body)],
         exception_handlers={WebError: web_error, HTTPException: http_error, Exception: server_error},
+        lifespan=lifespan,
     )
     app.state.service = service
     app.state.store = store

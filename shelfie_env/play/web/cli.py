@@ -11,9 +11,24 @@ import sys
 import threading
 import webbrowser
 from collections.abc import Sequence
+from typing import Any
 
 from shelfie_env.bots.spec import register_spec
-from shelfie_env.play.web.app import default_db_path
+from shelfie_env.play.web.app import (
+    EXPIRE_DAYS,
+    GAMES_PER_MINUTE,
+    HINTS_PER_MINUTE,
+    default_db_path,
+)
+from shelfie_env.play.web.guard import REQUEST_TIMEOUT
+
+KEEP_ALIVE = 20.0
+LIMIT_CONCURRENCY = 500
+EXPOSED_WARNING = (
+    "warning: listening on {host}: anyone who can reach this machine can open tables and play; "
+    "the server speaks plain HTTP (seat tokens travel unencrypted). Use it on a network you trust, "
+    "or behind a TLS reverse proxy (docs/web.md, Deployment)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +45,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=SPEC",
         help="also offer bot SPEC under NAME, e.g. --bot mine=ppo:path=runs/x/export.npz (repeatable)",
+    )
+    limits = parser.add_argument_group("limits (docs/web.md, Deployment)")
+    limits.add_argument(
+        "--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="S",
+        help=f"seconds a client has to send a whole request before it is disconnected (default {REQUEST_TIMEOUT:g})",
+    )
+    limits.add_argument(
+        "--keep-alive", type=float, default=KEEP_ALIVE, metavar="S",
+        help=f"seconds an idle connection is kept open (default {KEEP_ALIVE:g})",
+    )
+    limits.add_argument(
+        "--limit-concurrency", type=int, default=LIMIT_CONCURRENCY, metavar="N",
+        help=f"connections or requests at once before new requests get 503 (default {LIMIT_CONCURRENCY})",
+    )
+    limits.add_argument(
+        "--games-per-minute", type=float, default=GAMES_PER_MINUTE, metavar="N",
+        help=f"new tables per client address and minute, 0 = no limit (default {GAMES_PER_MINUTE:g})",
+    )
+    limits.add_argument(
+        "--hints-per-minute", type=float, default=HINTS_PER_MINUTE, metavar="N",
+        help=f"hint requests per client address and minute, 0 = no limit (default {HINTS_PER_MINUTE:g})",
+    )
+    limits.add_argument(
+        "--expire-days", type=float, default=EXPIRE_DAYS, metavar="D",
+        help=f"delete unfinished games with no move for D days, 0 = keep (default {EXPIRE_DAYS:g})",
+    )
+    limits.add_argument(
+        "--keep-finished-days", type=float, default=0, metavar="D",
+        help="delete finished games D days after their last move, 0 = keep (default 0)",
+    )
+    limits.add_argument(
+        "--bot-workers", type=int, default=2, metavar="N",
+        help="threads playing the bots' moves in the background (default 2)",
+    )
+    limits.add_argument(
+        "--bot-processes", type=int, default=2, metavar="N",
+        help="worker processes for the shipped bots' search, 0 = in the bot threads (default 2)",
+    )
+    limits.add_argument(
+        "--forwarded-allow-ips", default="127.0.0.1", metavar="IPS",
+        help="proxies whose X-Forwarded-For gives the client address (default 127.0.0.1)",
     )
     parser.add_argument(
         "--log-level",
@@ -61,18 +117,32 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, OSError, KeyError) as exc:
             print(f"--bot {item}: {exc}", file=sys.stderr)
             return 2
+    for name in ("request_timeout", "keep_alive"):
+        if getattr(args, name) <= 0:
+            print(f"--{name.replace('_', '-')} must be > 0", file=sys.stderr)
+            return 2
+    if args.limit_concurrency < 1 or args.bot_workers < 1 or args.bot_processes < 0:
+        print("--limit-concurrency and --bot-workers must be >= 1, --bot-processes >= 0", file=sys.stderr)
+        return 2
     try:
         args.db = args.db or default_db_path()
-        app = create_app(args.db)
+        app = create_app(
+            args.db,
+            bot_workers=args.bot_workers,
+            bot_processes=args.bot_processes,
+            games_per_minute=args.games_per_minute,
+            hints_per_minute=args.hints_per_minute,
+            expire_days=args.expire_days or None,
+            keep_finished_days=args.keep_finished_days or None,
+        )
     except (OSError, sqlite3.Error, RuntimeError) as exc:  # unreadable file, not a database, newer schema
         print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)
         return 1
     # Keep idle connections longer than a client's usual keep-alive expiry (5 s in httpx and
     # browsers' polling cadence), so a reused connection is not closed under a request in flight.
-    config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=20
-    )
-    server = uvicorn.Server(config)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(EXPOSED_WARNING.format(host=args.host), file=sys.stderr, flush=True)
+    server = uvicorn.Server(server_config(app, args))
 
     def announce() -> None:
         # Wait for the socket to be bound, so --port 0 reports the real port.
@@ -92,6 +162,29 @@ def run(args: argparse.Namespace) -> int:
     threading.Thread(target=announce, daemon=True).start()
     server.run()
     return 0
+
+
+def server_config(app: Any, args: argparse.Namespace) -> Any:
+    """The ``uvicorn.Config`` of ``shelfie serve``: the h11 protocol with a deadline for
+    receiving each request (:func:`~shelfie_env.play.web.guard.guarded_h11`), idle keep-alive
+    connections closed after ``--keep-alive`` and at most ``--limit-concurrency`` at once."""
+    import uvicorn
+
+    from shelfie_env.play.web.guard import guarded_h11
+
+    return uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        http=guarded_h11(args.request_timeout),
+        # Keep idle connections longer than a client's usual keep-alive expiry (5 s in httpx and
+        # browsers' polling cadence), so a reused connection is not closed under a request in flight.
+        timeout_keep_alive=args.keep_alive,
+        limit_concurrency=args.limit_concurrency,
+        forwarded_allow_ips=args.forwarded_allow_ips,
+        proxy_headers=True,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

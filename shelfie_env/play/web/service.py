@@ -2,8 +2,10 @@
 
 The server is authoritative: a client only ever sends an action id with its
 seat token; :class:`GameService` checks the token, asks the engine whether the
-action is legal, applies it, lets the bots that are due play, and writes every
-move to the :class:`~shelfie_env.play.web.store.GameStore` before answering.
+action is legal, applies it and writes it to the
+:class:`~shelfie_env.play.web.store.GameStore` before answering. The bots that
+are due then play in the background (:class:`~shelfie_env.play.web.botpool.BotPool`),
+each move stored before the next; readers see them as they come.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import sqlite3
 import threading
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +30,10 @@ import numpy as np
 from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import MAX_PLAYERS, Game
+from shelfie_env.play.web.botpool import BotPool, build
 from shelfie_env.play.web.events import log_entries
 from shelfie_env.play.web.lines import summary
-from shelfie_env.play.web.store import DamagedRowError, GameRow, GameStore, iter_json_lines
+from shelfie_env.play.web.store import DamagedRowError, GameRow, GameStore, StoreBusyError, iter_json_lines
 
 log = logging.getLogger("shelfie_env.play.web")
 
@@ -109,6 +113,14 @@ class Session:
     """Why the bot on turn has not moved (``seat``, ``bot``, ``message``); retried later."""
     bot_retry_at: float = 0.0
     """``time.monotonic()`` before which a failed bot is not tried again."""
+    touched: float = field(default_factory=time.monotonic)
+    """When a request or a bot last used the session (idle sessions leave memory)."""
+    evicted: bool = False
+    """Set (under ``lock``) when the session left memory; its holder must load the game again."""
+
+    @property
+    def bots_only(self) -> bool:
+        return all(s["type"] == "bot" for s in self.seats)
 
     def public_seats(self) -> list[dict[str, Any]]:
         return [
@@ -130,22 +142,56 @@ def _rng_from_state(state: dict[str, Any]) -> np.random.Generator:
 class GameService:
     """Creates games, validates and applies moves, runs bots, persists everything.
 
-    A bot that cannot move (it fails to build or to act, returns an illegal
-    action, or its move cannot be stored) never has a move played for it: the
-    game waits at its turn, the view says so in ``bot_error``, and the bot is
-    tried again by the next request for the game, at most every
-    ``bot_retry_s`` seconds.
+    Bots play in the background: an answer to a person's move (or to a new
+    table) comes at once, and the bots due after it play in the :class:`BotPool`
+    (``bot_workers`` threads; ``bot_processes`` worker processes for the
+    shipped bots' search). A bot that cannot move (it fails to build or to act,
+    returns an illegal action, or its move cannot be stored) never has a move
+    played for it: the game waits at its turn, the view says so in
+    ``bot_error``, and the bot is tried again every ``bot_retry_s`` seconds.
+
+    Games are loaded into memory when asked for (start-up loads only the games
+    whose bot is due) and leave it after ``idle_s`` seconds without a request.
     """
 
     bot_retry_s = 2.0
 
-    def __init__(self, store: GameStore, bot_factory: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        bot_factory: Callable[..., Any] | None = None,
+        bot_workers: int = 2,
+        bot_processes: int = 0,
+        preload: tuple[tuple[str, int], ...] = (),
+        idle_s: float = 600.0,
+    ) -> None:
         self.store = store
         self._make_bot = bot_factory or bots_module.make
         self._sessions: dict[str, Session] = {}
         self._sessions_lock = threading.Lock()
-        self._bots: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+        self._bots: dict[tuple[str, int], Any] = {}
+        self._bot_locks: dict[tuple[str, int], threading.Lock] = {}
         self._bots_lock = threading.Lock()
+        self.idle_s = idle_s
+        self.pool = BotPool(
+            lambda game_id: self._play_bots(game_id),  # looked up per call (tests replace it)
+            workers=bot_workers,
+            processes=bot_processes,
+            build_bot=self._build_bot,
+            preload=preload,
+        )
+
+    def close(self) -> None:
+        """Stop the bot workers (the store stays open; close it after)."""
+        self.pool.stop()
+
+    def preload(self, bots: tuple[tuple[str, int], ...]) -> None:
+        """Build these ``(name, num_players)`` bots now (slow ones: model files), in this thread."""
+        for name, num_players in bots:
+            try:
+                self._bot(name, num_players)
+            except WebError as exc:
+                log.warning("bot %s for %d players: %s", name, num_players, exc.message)
 
     # ------------------------------------------------------------ metadata
     @staticmethod
@@ -228,7 +274,7 @@ class GameService:
             with self._sessions_lock:
                 self._sessions[game_id] = session
         with session.lock:
-            self._run_bots(session)
+            self._wake(session)
             view = self._view(session, 0)
         view["tokens"] = {str(i): t for i, t in tokens.items()}
         view["links"] = {str(i): f"/g/{game_id}#seat={i}&token={t}" for i, t in tokens.items()}
@@ -237,13 +283,11 @@ class GameService:
     # ------------------------------------------------------------- reading
     def view(self, game_id: str, since: int = 0) -> dict[str, Any]:
         """The public view of a game: seats, state, legal moves and the moves from ``since`` on."""
-        session = self._session(game_id)
-        if session is None:
-            row = self._row(game_id)
-            return self._view_row(row, since)
-        with session.lock:
-            self._retry_bots(session)
-            return self._view(session, since)
+        with self._locked(game_id) as session:
+            if session is not None:
+                self._wake(session)
+                return self._view(session, since)
+        return self._view_row(self._row(game_id), since)
 
     def replay(self, game_id: str) -> dict[str, Any]:
         """The replay of a finished game (format version :data:`REPLAY_VERSION`)."""
@@ -266,11 +310,13 @@ class GameService:
 
     # -------------------------------------------------------------- acting
     def act(self, game_id: str, body: object) -> dict[str, Any]:
-        """Apply ``{"seat", "token", "action"[, "expect", "since"]}``; bots then play; return the view.
+        """Apply ``{"seat", "token", "action", "expect"[, "since"]}``; return the view (bots play after).
 
-        ``expect`` (optional) is the number of moves the client has seen: a
-        stale client gets 409 instead of moving twice. ``since`` (default: the
-        index of this move) selects which moves the answer lists.
+        ``expect`` (required) is the number of moves the client has seen, so the
+        move is bound to one position: a stale client gets 409 ``stale``, and the
+        same request sent again after it was applied (a retried POST) changes
+        nothing and gets the view again, with ``"repeated": true``. ``since``
+        (default: the index of this move) selects which moves the answer lists.
         """
         if not isinstance(body, dict):
             raise _bad('the body must be a JSON object like {"seat": 0, "token": "...", "action": 0}')
@@ -278,17 +324,24 @@ class GameService:
         if unknown:
             raise _bad(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
         action = _int_field(body, "action", required=True)
-        expect = _int_field(body, "expect")
+        expect = _int_field(body, "expect", required=True)
         since = _int_field(body, "since")
         if since is not None and since < 0:
             raise _bad("'since' must be >= 0", "bad_since")
-        session = self._session(game_id)
-        if session is None:
-            self._row(game_id)  # 404 when unknown
-            raise WebError(409, "game_over", "the game is over")
-        with session.lock:
-            seat = self._check_seat(session, body)
-            self._retry_bots(session)
+        assert action is not None and expect is not None
+        if expect < 0:
+            raise _bad("'expect' must be >= 0", "bad_expect")
+        with self._locked(game_id) as session:
+            if session is None:
+                row = self._row(game_id)  # 404 when unknown
+                seat = self._check_seat(row.seats, body)
+                if self._is_repeat(game_id, row.num_moves, seat, action, expect):
+                    return {**self._view_row(row, expect if since is None else since), "repeated": True}
+                raise WebError(409, "game_over", "the game is over")
+            seat = self._check_seat(session.seats, body)
+            session.touched = time.monotonic()
+            if self._is_repeat(game_id, session.num_moves, seat, action, expect):
+                return {**self._view(session, expect if since is None else since), "repeated": True}
             game = session.game
             if game.over:
                 raise WebError(409, "game_over", "the game is over")
@@ -299,14 +352,13 @@ class GameService:
                     f"it is seat {game.current}'s turn, not seat {seat}'s",
                     current_player=game.current,
                 )
-            if expect is not None and expect != session.num_moves:
+            if expect != session.num_moves:
                 raise WebError(
                     409,
                     "stale",
                     f"the game has {session.num_moves} moves, you expected {expect}; reload",
                     num_moves=session.num_moves,
                 )
-            assert action is not None
             if action not in game.legal_actions():
                 raise WebError(
                     422,
@@ -316,8 +368,14 @@ class GameService:
                     legal=list(game.legal_actions()),
                 )
             first = session.num_moves
-            self._apply(session, action)
-            self._run_bots(session)
+            try:
+                self._apply(session, action)
+            except StoreBusyError as exc:
+                raise WebError(
+                    503, "storage_busy", "the database is busy; the move was not played, send it again",
+                    retry_after=1,
+                ) from exc
+            self._wake(session)
             return self._view(session, first if since is None else since)
 
     def hint(self, game_id: str, body: object) -> dict[str, Any]:
@@ -334,12 +392,11 @@ class GameService:
             k = 3
         if not 1 <= k <= 10:
             raise _bad("'k' must be 1..10")
-        session = self._session(game_id)
-        if session is None:
-            self._row(game_id)
-            raise WebError(409, "game_over", "the game is over")
-        with session.lock:
-            seat = self._check_seat(session, body)
+        with self._locked(game_id) as session:
+            if session is None:
+                self._row(game_id)
+                raise WebError(409, "game_over", "the game is over")
+            seat = self._check_seat(session.seats, body)
             if session.game.over:
                 raise WebError(409, "game_over", "the game is over")
             if seat != session.game.current:
@@ -350,23 +407,44 @@ class GameService:
 
     # ------------------------------------------------------------- resuming
     def resume(self) -> int:
-        """Load every unfinished game and let the bots that are due play; return how many games."""
-        resumed = 0
-        for game_id in self.store.active_game_ids():
-            try:
-                row = self.store.get_game(game_id)
-                if row is None:
-                    continue
-                session = self._load_session(row)
-            except ValueError as exc:  # a damaged row must not keep the server (and the other games) down
-                log.error("game %s cannot be resumed: %s", game_id, exc)
+        """Queue the unfinished games whose bot is due (they play in the background); return how many.
+
+        No other game is read: each is loaded when it is first asked for.
+        """
+        due = self.store.bot_due_ids()
+        for game_id in due:
+            self.pool.schedule(game_id, priority=1)
+        return len(due)
+
+    def housekeeping(self, expire_active_s: float | None, expire_over_s: float | None) -> int:
+        """Delete games past their expiry (see :meth:`GameStore.expire`) and let idle sessions
+        leave memory; return how many games were deleted."""
+        now = time.time()
+        deleted = self.store.expire(
+            None if expire_active_s is None else now - expire_active_s,
+            None if expire_over_s is None else now - expire_over_s,
+        )
+        limit = time.monotonic() - self.idle_s
+        with self._sessions_lock:
+            idle = [s for s in self._sessions.values() if s.touched < limit]
+        for session in idle:
+            if self.pool.pending(session.id) or not session.lock.acquire(blocking=False):
                 continue
-            with self._sessions_lock:
-                session = self._sessions.setdefault(row.id, session)
-            with session.lock:
-                self._run_bots(session)
-            resumed += 1
-        return resumed
+            try:
+                if session.touched < limit:
+                    session.evicted = True
+                    with self._sessions_lock:
+                        if self._sessions.get(session.id) is session:
+                            del self._sessions[session.id]
+            finally:
+                session.lock.release()
+        if deleted:
+            log.info("deleted %d expired game(s)", deleted)
+        return deleted
+
+    def wait_for_bots(self, timeout: float = 30.0) -> bool:
+        """Block until no bot move is due or being played (tests and tools); True if so."""
+        return self.pool.wait_idle(timeout)
 
     # ------------------------------------------------------------ internals
     def _row(self, game_id: str) -> GameRow:
@@ -394,6 +472,20 @@ class GameService:
         with self._sessions_lock:
             return self._sessions.setdefault(game_id, loaded)
 
+    @contextmanager
+    def _locked(self, game_id: str) -> Iterator[Session | None]:
+        """The live session of ``game_id`` with its lock held (None if the game is over; 404 if unknown)."""
+        while True:
+            session = self._session(game_id)
+            if session is None:
+                yield None
+                return
+            with session.lock:
+                if not session.evicted:
+                    session.touched = time.monotonic()
+                    yield session
+                    return
+
     @staticmethod
     def _load_session(row: GameRow) -> Session:
         """The live session of a stored game; ``ValueError`` names what is damaged."""
@@ -413,15 +505,15 @@ class GameService:
         return Session(row.id, seats, game, rng, row.num_moves)
 
     @staticmethod
-    def _check_seat(session: Session, body: dict[str, Any]) -> int:
+    def _check_seat(seats: list[dict[str, Any]], body: dict[str, Any]) -> int:
         seat = _int_field(body, "seat", required=True)
         assert seat is not None
-        if not 0 <= seat < len(session.seats):
-            raise _bad(f"'seat' must be 0..{len(session.seats) - 1}, got {seat}", "bad_seat")
+        if not 0 <= seat < len(seats):
+            raise _bad(f"'seat' must be 0..{len(seats) - 1}, got {seat}", "bad_seat")
         token = body.get("token")
         if token is None or token == "":
             raise WebError(403, "missing_token", f"a move for seat {seat} needs that seat's token")
-        expected = session.seats[seat].get("token_hash")
+        expected = seats[seat].get("token_hash")
         if (
             not isinstance(token, str)
             or expected is None
@@ -430,20 +522,35 @@ class GameService:
             raise WebError(403, "bad_token", f"this token does not hold seat {seat}")
         return seat
 
-    def _bot(self, name: str, num_players: int) -> tuple[Any, threading.Lock]:
-        """The shared instance of bot ``name`` for ``num_players``-player games (built once)."""
+    def _is_repeat(self, game_id: str, num_moves: int, seat: int, action: int, expect: int) -> bool:
+        """Whether move ``expect`` was already played, by ``seat``, as ``action`` (the request is a repeat)."""
+        if expect >= num_moves:
+            return False
+        done = self.store.move(game_id, expect)
+        return done is not None and done.seat == seat and done.action == action
+
+    def _bot(self, name: str, num_players: int) -> Any:
+        """An instance of bot ``name`` for ``num_players``-player games, to check that it can be built
+        (built once; building one bot never waits on another's build)."""
         key = (name, num_players)
         with self._bots_lock:
-            entry = self._bots.get(key)
-            if entry is None:
+            bot = self._bots.get(key)
+            if bot is not None:
+                return bot
+            lock = self._bot_locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._bots_lock:
+                bot = self._bots.get(key)
+            if bot is None:
                 try:
                     bot = self._build_bot(name, num_players)
                 except Exception as exc:  # a bot that cannot be built is the request's problem
                     raise _bad(
                         f"bot {name!r} cannot play a {num_players}-player game here: {exc}", "bot_unavailable"
                     ) from exc
-                entry = self._bots[key] = (bot, threading.Lock())
-            return entry
+                with self._bots_lock:
+                    self._bots[key] = bot
+            return bot
 
     def _build_bot(self, name: str, num_players: int) -> Any:
         """Build bot ``name`` for a ``num_players``-player table.
@@ -451,6 +558,8 @@ class GameService:
         A bot whose factory takes ``num_players`` (the learned ``ppo`` bot: one model
         per table size) is built for this table; a model trained for another size is refused.
         """
+        if self._make_bot is bots_module.make:
+            return build(name, num_players)
         if "num_players" not in inspect.signature(bots_module.factory(name)).parameters:
             return self._make_bot(name)
         bot = self._make_bot(name, num_players=num_players)
@@ -486,41 +595,65 @@ class GameService:
             with self._sessions_lock:
                 self._sessions.pop(session.id, None)
 
-    def _run_bots(self, session: Session) -> None:
-        """Let bots play while a bot seat is on turn (each move stored before the next).
-
-        On a failure the loop stops with ``session.bot_error`` set; nothing is played in the bot's place.
-        """
+    def _wake(self, session: Session) -> None:
+        """Queue the game's bots if one is on turn (a failed bot once its retry time has come)."""
         game = session.game
-        while not game.over and session.seats[game.current]["type"] == "bot":
-            seat = game.current
-            bot_name = session.seats[seat]["bot"]
-            # The bot sees a copy with its own dice, so it can neither change the game nor draw its dice.
-            view = game.clone(rng=np.random.default_rng(0))
-            try:
-                bot, lock = self._bot(bot_name, game.num_players)  # fails if e.g. its model file went away
-                with lock:
-                    action = bots_module.act_on_game(bot, view)
-                if action not in game.legal_actions():
-                    raise ValueError(f"returned illegal action {action}: {game.why_illegal(action)}")
-                self._apply(session, action)  # a storage error rolls the move back
-            except Exception as exc:
-                log.exception("bot %s (seat %d) could not move in game %s", bot_name, seat, session.id)
-                what = "its move could not be stored" if isinstance(exc, sqlite3.Error) else "it failed to move"
-                session.bot_error = {
-                    "seat": seat,
-                    "bot": bot_name,
-                    "message": f"bot {bot_name!r} (seat {seat}) has not moved: {what}; it is tried again shortly",
-                }
-                session.bot_retry_at = time.monotonic() + self.bot_retry_s
-                return
-            session.bot_error = None
-            game = session.game
+        if game.over or session.seats[game.current]["type"] != "bot":
+            return
+        delay = max(0.0, session.bot_retry_at - time.monotonic()) if session.bot_error else 0.0
+        self.pool.schedule(session.id, delay=delay, priority=1 if session.bots_only else 0)
 
-    def _retry_bots(self, session: Session) -> None:
-        """Give a bot that failed another try, once its retry time has come."""
-        if session.bot_error is not None and time.monotonic() >= session.bot_retry_at:
-            self._run_bots(session)
+    def _play_bots(self, game_id: str) -> float | None:
+        """Play the game's bots while a bot seat is on turn, each move stored before the next
+        (a :class:`BotPool` worker runs this); None when done, else seconds until a retry.
+
+        The bot thinks without the game's lock (readers are not held up) and its move is applied
+        only if the game has not moved meanwhile. On a failure nothing is played in its place:
+        ``session.bot_error`` says why and the move is tried again after :attr:`bot_retry_s`.
+        """
+        while True:
+            try:
+                with self._locked(game_id) as session:
+                    if session is None:
+                        return None
+                    game = session.game
+                    if game.over or session.seats[game.current]["type"] != "bot":
+                        return None
+                    wait = session.bot_retry_at - time.monotonic()
+                    if session.bot_error is not None and wait > 0:
+                        return wait
+                    seat, count = game.current, session.num_moves
+                    bot_name = session.seats[seat]["bot"]
+                    state = game.to_dict()
+            except WebError as exc:  # unknown or damaged game: nothing to play
+                log.error("game %s: its bots cannot play: %s", game_id, exc.message)
+                return None
+            error: BaseException | None = None
+            try:
+                action = self.pool.compute(bot_name, game.num_players, state)
+            except Exception as exc:  # e.g. its model file went away
+                action, error = -1, exc
+            with self._locked(game_id) as session:
+                if session is None or session.num_moves != count or session.game.current != seat:
+                    continue
+                try:
+                    if error is not None:
+                        raise error
+                    if action not in session.game.legal_actions():
+                        raise ValueError(f"returned illegal action {action}: {session.game.why_illegal(action)}")
+                    self._apply(session, action)  # a storage error rolls the move back
+                except Exception as exc:
+                    log.error("bot %s (seat %d) could not move in game %s: %r", bot_name, seat, game_id, exc)
+                    stored = isinstance(exc, sqlite3.Error)
+                    what = "its move could not be stored" if stored else "it failed to move"
+                    session.bot_error = {
+                        "seat": seat,
+                        "bot": bot_name,
+                        "message": f"bot {bot_name!r} (seat {seat}) has not moved: {what}; it is tried again shortly",
+                    }
+                    session.bot_retry_at = time.monotonic() + self.bot_retry_s
+                    return self.bot_retry_s
+                session.bot_error = None
 
     def _view(self, session: Session, since: int) -> dict[str, Any]:
         game = session.game

@@ -1,0 +1,262 @@
+"""The bots' moves, played off the request path.
+
+:class:`BotPool` keeps a queue of games whose seat on turn is a bot and a few
+worker threads that take one game at a time and play its bots' moves (through
+a callback of the service, which stores each move before the next). A game is
+in the queue at most once and handled by one worker at a time; games with a
+person at the table come before games of bots only.
+
+A worker asks for each move through :meth:`BotPool.compute`: in its own thread,
+with bot instances of its own (so no two games share a bot instance or wait on
+one lock), or, with ``processes > 0``, in a pool of worker processes of lower
+scheduling priority (``os.nice``), each with its own instances, so bot search
+never competes with the request path for the interpreter lock. Bots registered
+at run time (``shelfie_env.bots.register``) exist only in the server process and
+always play in a worker thread.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import heapq
+import itertools
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from shelfie_env import bots as bots_module
+from shelfie_env.game.engine import Game
+
+log = logging.getLogger("shelfie_env.play.web")
+
+BotBuilder = Callable[[str, int], Any]
+PlayGame = Callable[[str], "float | None"]
+"""Plays the due bots of a game; returns None when done, else seconds until it should be tried again."""
+
+_REMOTE_BOTS: dict[tuple[str, int], Any] = {}
+"""The bot instances of one worker process."""
+
+
+def build(name: str, num_players: int) -> Any:
+    """Build bot ``name`` for a ``num_players``-player table (the model for that size, when it has one)."""
+    import inspect
+
+    if "num_players" not in inspect.signature(bots_module.factory(name)).parameters:
+        return bots_module.make(name)
+    bot = bots_module.make(name, num_players=num_players)
+    trained_for = getattr(bot, "num_players", num_players)
+    if trained_for != num_players:
+        raise ValueError(f"its model is for {trained_for}-player games")
+    return bot
+
+
+def choose(bot: Any, state: dict[str, Any]) -> int:
+    """The bot's action in ``state``; it sees a game with dice of its own, so it cannot draw the game's dice."""
+    return int(bots_module.act_on_game(bot, Game.from_dict(state, rng=np.random.default_rng(0))))
+
+
+def _process_init(nice: int, preload: Sequence[tuple[str, int]]) -> None:
+    """Set up a worker process: lower priority, then build the bots it will likely be asked for."""
+    if nice and hasattr(os, "nice"):
+        try:
+            os.nice(nice)
+        except OSError:
+            pass
+    for name, num_players in preload:
+        try:
+            _REMOTE_BOTS[(name, num_players)] = build(name, num_players)
+        except Exception:  # not fatal: the move that needs it reports the error
+            log.exception("bot %s for %d players cannot be built in a worker process", name, num_players)
+
+
+def _process_act(name: str, num_players: int, state: dict[str, Any]) -> int:
+    bot = _REMOTE_BOTS.get((name, num_players))
+    if bot is None:
+        bot = _REMOTE_BOTS[(name, num_players)] = build(name, num_players)
+    return choose(bot, state)
+
+
+class BotPool:
+    """A queue of games with a bot on turn, and ``workers`` threads playing their moves."""
+
+    def __init__(
+        self,
+        play: PlayGame,
+        workers: int = 2,
+        processes: int = 0,
+        build_bot: BotBuilder = build,
+        preload: Sequence[tuple[str, int]] = (),
+        move_timeout: float = 60.0,
+        nice: int = 10,
+    ) -> None:
+        """``play(game_id)`` plays a game's due bots (it calls :meth:`compute` for each move);
+        ``processes`` > 0 computes the moves of the shipped bots in that many worker processes
+        (started at once, each building the ``preload`` bots); ``move_timeout`` bounds one move there."""
+        self._play = play
+        self._build = build_bot
+        self._local = threading.local()
+        self._cond = threading.Condition()
+        self._heaps: tuple[list[tuple[float, int, str]], ...] = ([], [])
+        """Per priority (0: a person at the table, 1: bots only): (due, seq, game id)."""
+        self._queued: dict[str, tuple[int, float]] = {}
+        """Game id -> (seq, due) of its live heap entry (older entries are skipped)."""
+        self._running: set[str] = set()
+        self._again: dict[str, tuple[float, int]] = {}
+        """Games scheduled while a worker plays them: (due, priority), queued when it is done."""
+        self._seq = itertools.count()
+        self._stopped = False
+        self._busy = 0
+        self.move_timeout = move_timeout
+        self._nice = nice
+        self._preload = list(preload)
+        self._processes = processes
+        self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
+        if processes > 0:
+            self._executor = self._new_executor()
+            for _ in range(processes):  # start every process now: they build their bots at start-up
+                self._executor.submit(os.getpid)
+        self._threads = [
+            threading.Thread(target=self._work, name=f"shelfie-bots-{i}", daemon=True) for i in range(workers)
+        ]
+        for t in self._threads:
+            t.start()
+
+    # ------------------------------------------------------------ queue
+    def schedule(self, game_id: str, delay: float = 0.0, priority: int = 0) -> None:
+        """Have the bots of ``game_id`` play in ``delay`` seconds (priority 0 before 1)."""
+        due = time.monotonic() + max(0.0, delay)
+        with self._cond:
+            if self._stopped:
+                return
+            if game_id in self._running:
+                known = self._again.get(game_id)
+                if known is None or due < known[0]:
+                    self._again[game_id] = (due, priority)
+                return
+            known = self._queued.get(game_id)
+            if known is not None and known[1] <= due:
+                return
+            seq = next(self._seq)
+            self._queued[game_id] = (seq, due)
+            heapq.heappush(self._heaps[1 if priority else 0], (due, seq, game_id))
+            self._cond.notify()
+
+    def pending(self, game_id: str) -> bool:
+        """Whether ``game_id`` is queued or being played."""
+        with self._cond:
+            return game_id in self._queued or game_id in self._running
+
+    def idle(self) -> bool:
+        """No game is queued to play now and no worker is busy."""
+        now = time.monotonic()
+        with self._cond:
+            return self._busy == 0 and not self._again and not any(
+                due <= now and self._queued.get(gid, (None,))[0] == seq for heap in self._heaps for due, seq, gid in heap
+            )
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until :meth:`idle` (or ``timeout``); True if idle."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.idle():
+                return True
+            time.sleep(0.005)
+        return self.idle()
+
+    def stop(self) -> None:
+        """Stop the workers (a move being computed is finished first) and the worker processes."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        for t in self._threads:
+            t.join(timeout=10)
+        with self._executor_lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = None
+
+    def _next(self) -> str | None:
+        with self._cond:
+            while not self._stopped:
+                now = time.monotonic()
+                wait: float | None = None
+                for heap in self._heaps:
+                    while heap and self._queued.get(heap[0][2], (None,))[0] != heap[0][1]:
+                        heapq.heappop(heap)  # superseded by a later schedule
+                    if not heap:
+                        continue
+                    due, _, game_id = heap[0]
+                    if due <= now:
+                        heapq.heappop(heap)
+                        del self._queued[game_id]
+                        self._running.add(game_id)
+                        self._busy += 1
+                        return game_id
+                    wait = due - now if wait is None else min(wait, due - now)
+                self._cond.wait(timeout=1.0 if wait is None else min(max(wait, 0.001), 1.0))
+            return None
+
+    def _work(self) -> None:
+        while True:
+            game_id = self._next()
+            if game_id is None:
+                return
+            retry: float | None = None
+            try:
+                retry = self._play(game_id)
+            except Exception:
+                log.exception("the bots of game %s could not be played", game_id)
+                retry = 2.0
+            finally:
+                with self._cond:
+                    self._running.discard(game_id)
+                    self._busy -= 1
+                    again = self._again.pop(game_id, None)
+                    self._cond.notify_all()
+            if again is not None:
+                self.schedule(game_id, delay=again[0] - time.monotonic(), priority=again[1])
+            if retry is not None:
+                self.schedule(game_id, delay=retry)
+
+    # ------------------------------------------------------------ moves
+    def compute(self, name: str, num_players: int, state: dict[str, Any]) -> int:
+        """The move of bot ``name`` in ``state`` (from this worker's own instance, or a worker process)."""
+        if self._processes > 0 and name in bots_module._BUILTIN and name not in bots_module._REGISTRY:
+            return self._compute_remote(name, num_players, state)
+        cache: dict[tuple[str, int], Any] | None = getattr(self._local, "bots", None)
+        if cache is None:
+            cache = self._local.bots = {}
+        bot = cache.get((name, num_players))
+        if bot is None:
+            bot = cache[(name, num_players)] = self._build(name, num_players)
+        return choose(bot, state)
+
+    def _new_executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=self._processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_process_init,
+            initargs=(self._nice, self._preload),
+        )
+
+    def _compute_remote(self, name: str, num_players: int, state: dict[str, Any]) -> int:
+        with self._executor_lock:
+            executor = self._executor
+            if executor is None:
+                raise RuntimeError("the bot pool is stopped")
+        future = executor.submit(_process_act, name, num_players, state)
+        try:
+            return int(future.result(timeout=self.move_timeout))
+        except concurrent.futures.process.BrokenProcessPool:
+            with self._executor_lock:  # a worker process died: start a fresh pool for the next moves
+                if self._executor is executor:
+                    self._executor = self._new_executor()
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
