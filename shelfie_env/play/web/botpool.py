@@ -61,8 +61,16 @@ def choose(bot: Any, state: dict[str, Any]) -> int:
     return int(bots_module.act_on_game(bot, Game.from_dict(state, rng=np.random.default_rng(0))))
 
 
+def _exit_with_parent(parent: int) -> None:
+    """End this worker process once the server that started it is gone (even after ``kill -9``)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
 def _process_init(nice: int, preload: Sequence[tuple[str, int]]) -> None:
     """Set up a worker process: lower priority, then build the bots it will likely be asked for."""
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     if nice and hasattr(os, "nice"):
         try:
             os.nice(nice)
