@@ -1,6 +1,8 @@
 /* The table page: shows the shelves and dice, sends the player's clicks as action ids,
-   animates the other seats' moves one by one and shows the final scores.
-   The server is authoritative: only ids the server listed as legal are ever clickable. */
+   shows the other seats' moves one by one and the final scores.
+   The server is authoritative: only ids the server listed as legal are ever clickable, and
+   every total on the page (line points, what a line is worth, the last round, what a move
+   crossed out) comes from the server's view; the page only puts it into words. */
 "use strict";
 
 (() => {
@@ -13,7 +15,8 @@
     return Number.isFinite(value) && value >= 0 ? value : fallback;
   }
   const POLL_MS = Math.max(100, setting("poll", 1500)); // how often to look for others' moves
-  const DELAY_MS = setting("delay", 700);                // pause after each of the others' moves
+  const DELAY_MS = setting("delay", 900);                // pause after each of the others' moves
+  const TURN_PAUSE_MS = setting("turnpause", Math.min(DELAY_MS, 700)); // and after each of their turns
 
   const gameId = decodeURIComponent(window.location.pathname.split("/").pop());
   const remembered = memory.get(gameId) || {};
@@ -21,6 +24,7 @@
   let mySeat = fragment.has("seat") ? Number(fragment.get("seat")) : (remembered.seat ?? null);
   let token = fragment.get("token") || remembered.token || null;
   if (mySeat !== null && !Number.isInteger(mySeat)) mySeat = null;
+  if (!token) mySeat = null; // without its token a seat cannot be played: this page watches
   if (token && mySeat !== null) memory.set(gameId, { ...remembered, seat: mySeat, token });
 
   let meta = { hint: false };
@@ -29,12 +33,29 @@
   let shown = 0;          // moves already shown in the log
   let busy = false;       // a request or an animation is running
   let rerollCounts = [0, 0, 0, 0, 0, 0]; // dice of each face picked for the reroll
+  let lines = [];         // per seat: the server's row/column summaries of the position shown
+  let lastRound = null;   // the server's last-round summary of the position shown
+  // the last move shown: cells changed in the latest turn that changed a shelf, dice of the latest roll
+  const marks = { cells: new Map(), dice: new Set(), turn: -1, fresh: false };
+  let turnNo = 0;         // turns seen in the log so far (a move with new_turn starts the next)
+  let notices = [];       // lockout sentences not yet seen by this seat
+  let skipping = false;   // "Show all" pressed while others' moves are shown one by one
 
   const $ = (id) => document.getElementById(id);
 
+  /** Whether a bot seat is on turn: its moves are on their way (the server plays them in the background). */
+  function botDue() {
+    return view !== null && !view.over && view.seats[view.state.current_player].type === "bot" && !view.bot_error;
+  }
+
+  /** ``body[data-ready]`` is "1" when the page is settled: no request or replay running, no bot move due. */
+  function updateReady() {
+    document.body.dataset.ready = busy || botDue() ? "0" : "1";
+  }
+
   function setBusy(value) {
     busy = value;
-    document.body.dataset.ready = value ? "0" : "1";
+    updateReady();
   }
 
   function seatName(seat) {
@@ -64,7 +85,11 @@
       const used = state.spent[i] && state.phase !== "reroll";
       if (used) die.classList.add("spent");
       if (id & (1 << i)) die.classList.add("selected");
-      die.setAttribute("aria-label", FACES[face] + (face === 5 ? " (wild)" : "") + (used ? ", used" : ""));
+      const rolled = marks.dice.has(i);
+      if (rolled) die.classList.add("rolled");
+      if (rolled && marks.fresh) die.classList.add("roll-in");
+      die.setAttribute("aria-label", FACES[face] + (face === 5 ? " (wild)" : "") + (used ? ", used" : "") +
+        (rolled ? ", just rolled" : ""));
       die.title = FACES[face] === "joker" ? "joker (wild)" : FACES[face];
       die.disabled = !canPick;
       if (canPick) {
@@ -116,6 +141,63 @@
     return "Nothing fits these dice: tap a row of your shelf to cross it out.";
   }
 
+  /** A seat in a sentence: "you" for this page's seat, else the seat's name. */
+  function who(seat, capital) {
+    if (seat === mySeat) return capital ? "You" : "you";
+    return seatName(seat);
+  }
+
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+
+  function joinAnd(items) {
+    return items.length <= 1 ? items.join("") : items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+  }
+
+  function cellName(r, c) { return SYMBOLS[r] + " #" + (c + 1); }
+
+  /** One row's or column's summary in a sentence (screen readers, tooltips). */
+  function lineSentence(line) {
+    const parts = [line.name + ": " + line.circled + " of " + line.size + " circled"];
+    if (line.crossed) parts[0] += ", " + line.crossed + " crossed out";
+    parts.push(line.circled >= 3 ? "scores " + plural(line.points, "point") + " now"
+      : "scores nothing yet (a line scores from 3 circles)");
+    if (line.status === "complete") parts.push("complete");
+    else if (line.status === "locked") parts.push("locked: " + who(line.locked_by) + " completed it first");
+    else if (line.status === "full") parts.push("no free cell left");
+    else if (line.free) parts.push("up to " + plural(line.max, "point") + " with every free cell circled");
+    if (line.next && line.next.goal === "score") {
+      parts.push("one circle from scoring (up to +" + line.next.gain + ")");
+    } else if (line.next) {
+      parts.push("one circle from complete (+" + line.next.gain +
+        (view.seats.length > 1 ? ", crosses it out for the others" : "") + ")");
+    }
+    return parts.join("; ");
+  }
+
+  /** The small box beside a row (or under a column): progress, points, what is next. */
+  function lineChip(line) {
+    const chip = el("div", "ln " + line.status);
+    chip.dataset.kind = line.kind;
+    chip.dataset.index = String(line.index);
+    chip.dataset.status = line.status;
+    const top = el("span", "ln-top");
+    top.append(el("span", "ln-progress", line.circled + "/" + line.size), line.kind === "row" ? " " : "",
+      el("span", "ln-points" + (line.points ? "" : " zero"), "+" + line.points));
+    chip.appendChild(top);
+    let note = "";
+    if (line.status === "complete") note = line.kind === "row" ? "complete" : "done";
+    else if (line.status === "locked") note = "locked";
+    else if (line.status === "full") note = "full";
+    else if (line.next) note = line.next.goal === "score" ? "1 to score" : "1 to finish";
+    if (line.next && line.status === "open") chip.classList.add("near");
+    if (note) chip.appendChild(el("span", "ln-note", note));
+    const sentence = lineSentence(line);
+    chip.title = sentence;
+    chip.setAttribute("aria-label", sentence);
+    chip.setAttribute("role", "note");
+    return chip;
+  }
+
   function renderBoards(state, legal) {
     const box = $("boards");
     box.replaceChildren();
@@ -123,7 +205,7 @@
     state.boards.forEach((board, p) => {
       const mine = p === mySeat;
       const active = mine && legal.size > 0;
-      const card = el("article", "board");
+      const card = el("article", "board" + (mine ? " mine" : ""));
       card.dataset.seat = String(p);
       if (!view.over && state.current_player === p) card.classList.add("turn");
       const head = el("header");
@@ -133,12 +215,21 @@
         el("span", "who", mine ? "(you)" : seat.type === "bot" ? "bot: " + seat.bot : "person"),
         el("span", "score", state.scores[p] + " pts"),
       );
+      if (!view.over && state.current_player === p) head.insertBefore(el("span", "on-turn", "on turn"), head.lastChild);
       if (result && result.winners.includes(p)) {
         const badge = el("span", "badge c-trophy", " winner");
         badge.prepend(icon("trophy"));
         head.appendChild(badge);
       }
       card.appendChild(head);
+      const summary = lines[p] || null;
+      const locked = new Set(); // cells of this shelf in a line a rival completed
+      if (summary) {
+        for (const line of summary.rows.concat(summary.cols)) {
+          if (line.status !== "locked") continue;
+          for (let k = 0; k < 5; k++) locked.add(line.kind === "row" ? line.index * 5 + k : k * 5 + line.index);
+        }
+      }
       const grid = el("div", "grid");
       grid.appendChild(el("span"));
       for (let c = 0; c < 5; c++) {
@@ -146,6 +237,7 @@
         h.title = (c + 1) + " dice of the row's symbol";
         grid.appendChild(h);
       }
+      grid.appendChild(el("span", "colhead", "row"));
       // circle options of my shelf: cell index -> [ids]
       const options = new Map();
       if (active && state.phase === "circle") {
@@ -179,11 +271,19 @@
           cell.dataset.col = String(c);
           cell.appendChild(icon(r));
           cell.appendChild(el("span", "pts", state.points[r][c]));
-          const label = SYMBOLS[r] + " #" + (c + 1) + ", " + state.points[r][c] + " points";
+          let label = SYMBOLS[r] + " #" + (c + 1) + ", " + state.points[r][c] + " points";
           const ids = options.get(5 * r + c);
           if (status === 1) cell.classList.add("circled");
           if (status === 2) cell.classList.add("crossed");
-          cell.setAttribute("aria-label", label + (status === 1 ? ", circled" : status === 2 ? ", crossed out" : ""));
+          if (status === 2 && locked.has(5 * r + c)) cell.classList.add("locked");
+          label += status === 1 ? ", circled" : status === 2 ? (locked.has(5 * r + c) ? ", locked out" : ", crossed out") : "";
+          const mark = marks.cells.get(p + ":" + r + ":" + c);
+          if (mark) {
+            cell.classList.add("last");
+            if (marks.fresh) cell.classList.add(mark === 1 ? "circle-in" : "cross-in");
+            label += ", last move";
+          }
+          cell.setAttribute("aria-label", label);
           if (ids) {
             cell.classList.add("legal");
             cell.addEventListener("click", () => chooseCircle(r, c, ids));
@@ -195,10 +295,40 @@
           }
           grid.appendChild(cell);
         }
+        grid.appendChild(summary ? lineChip(summary.rows[r]) : el("span"));
       }
+      grid.appendChild(el("span", "colhead foot", "col"));
+      for (let c = 0; c < 5; c++) grid.appendChild(summary ? lineChip(summary.cols[c]) : el("span"));
+      grid.appendChild(el("span"));
       card.appendChild(grid);
       box.appendChild(card);
     });
+  }
+
+  function renderLastRound(state) {
+    const banner = $("last-round");
+    const lr = view.over ? null : lastRound;
+    banner.classList.toggle("hidden", !lr);
+    if (!lr) { banner.textContent = ""; return; }
+    const by = lr.triggered_by.map((q, i) => who(q, i === 0));
+    const has = by.length > 1 || lr.triggered_by[0] === mySeat ? "have" : "has";
+    let text = "Last round: " + joinAnd(by) + " " + has + " two rows with no free cell. ";
+    if (lr.to_play.length <= 1 && state.current_player === lr.last_seat) {
+      text += "This turn is the last of the game.";
+    } else {
+      text += "The game ends after " + (lr.last_seat === mySeat ? "your" : seatName(lr.last_seat) + "'s") +
+        " turn. Still to play: " + joinAnd(lr.to_play.map((q) => who(q))) + ".";
+    }
+    banner.textContent = text;
+  }
+
+  function renderNotices() {
+    const box = $("notices");
+    const list = box.querySelector("ul");
+    const shownText = Array.from(list.children).map((li) => li.textContent).join("\n");
+    if (shownText === notices.map((n) => n.text).join("\n")) return; // unchanged: do not re-announce
+    list.replaceChildren(...notices.map((n) => el("li", n.mine ? "mine" : "", n.text)));
+    box.classList.toggle("hidden", notices.length === 0);
   }
 
   function renderResult() {
@@ -267,21 +397,88 @@
     const status = $("status");
     status.textContent = interactive ? statusText(state, legal) : status.textContent;
     status.classList.toggle("mine", legal.size > 0);
+    renderLastRound(state);
+    renderNotices();
     renderDice(state, legal);
     renderControls(state, legal);
     renderBoards(state, legal);
+    marks.fresh = false; // the roll and circle animations play once, on the render after the move
     if (interactive) {
       renderResult();
       renderInvites();
     }
   }
 
-  function logMove(move) {
-    const li = el("li", move.seat === mySeat ? "mine" : "", seatName(move.seat) + ": " + move.name);
+  const faceList = (faces) => faces.map((f) => FACES[f]).join(", ");
+
+  /** The move in words, as the log and the status line say it. */
+  function moveText(move) {
+    const ev = move.events || {};
+    let text = move.name;
+    if (ev.rolled && ev.rolled.length) text += " → " + faceList(ev.rolled);
+    return text;
+  }
+
+  /** The lockout sentences of a move, the viewer's own loss first:
+      "Ana completed column 3: your cells trophy #3 and cat #3 are crossed out (Cy loses 5 cells, Dan 3)." */
+  function lockoutNotices(move) {
+    const out = [];
+    for (const done of (move.events && move.events.completed) || []) {
+      if (!done.crossed.length) continue;
+      const line = done.kind === "row" ? "the " + PLURALS[done.index] + " row" : "column " + (done.index + 1);
+      const cells = (x) => joinAnd(x.cells.map(([r, c]) => cellName(r, c)));
+      const mine = done.crossed.find((x) => x.seat === mySeat);
+      const others = done.crossed.filter((x) => x.seat !== mySeat);
+      let text = who(done.by, true) + " completed " + line + ": ";
+      if (mine) {
+        const one = mine.cells.length === 1;
+        text += "your cell" + (one ? " " : "s ") + cells(mine) + (one ? " is" : " are") + " crossed out";
+        if (others.length) {
+          text += " (" + others.map((x, i) => seatName(x.seat) + (i === 0 ? " loses " + plural(x.cells.length, "cell")
+            : " " + x.cells.length)).join(", ") + ")";
+        }
+        text += ".";
+      } else {
+        text += "crossed out " + others.map((x) => seatName(x.seat) + "'s " + cells(x)).join("; ") + ".";
+      }
+      out.push({ text, mine: Boolean(mine) });
+    }
+    return out;
+  }
+
+  /** Take in one move of the log: its line, the marks of the last move, lines and notices. */
+  function takeMove(move) {
+    const ev = move.events || {};
+    const li = el("li", "move" + (move.seat === mySeat ? " mine" : ""));
     li.dataset.index = String(move.index);
+    li.dataset.name = move.name;
+    li.appendChild(el("span", "who", seatName(move.seat) + ": "));
+    if (ev.opening) li.appendChild(el("span", "opening", "rolled " + faceList(ev.opening) + "; "));
+    li.appendChild(el("span", "what", move.name));
+    if (ev.rolled && ev.rolled.length) li.appendChild(el("span", "got", " → " + faceList(ev.rolled)));
+    const done = (ev.completed || []).map((d) => d.kind === "row" ? "the " + PLURALS[d.index] + " row"
+      : "column " + (d.index + 1));
+    if (done.length) li.appendChild(el("span", "effect", " (completes " + joinAnd(done) + ")"));
+    if (ev.end_triggered) li.appendChild(el("span", "effect", " — last round"));
     const list = $("log").querySelector("ol");
     list.appendChild(li);
     list.scrollTop = list.scrollHeight;
+
+    if ((ev.circled && ev.circled.length) || (ev.crossed && ev.crossed.length)) {
+      if (marks.turn !== turnNo) { marks.cells.clear(); marks.turn = turnNo; }
+      for (const [p, r, c] of ev.circled) marks.cells.set(p + ":" + r + ":" + c, 1);
+      for (const [p, r, c] of ev.crossed) marks.cells.set(p + ":" + r + ":" + c, 2);
+    }
+    if (ev.rolled_at) marks.dice = new Set(ev.rolled_at);
+    if (ev.new_turn) {
+      marks.dice = new Set([0, 1, 2, 3, 4, 5]);
+      turnNo += 1;
+    }
+    marks.fresh = true;
+    for (const summary of move.lines || []) lines[summary.seat] = summary;
+    if ("last_round" in move) lastRound = move.last_round;
+    if (move.seat === mySeat && mySeat !== null) notices = []; // seen: this seat has moved since
+    notices = notices.concat(lockoutNotices(move)).slice(-4);
   }
 
   // ------------------------------------------------------------------ talking to the server
@@ -289,18 +486,25 @@
   async function show(next, animate) {
     seats = next.seats;
     const fresh = next.moves.filter((m) => m.index >= shown);
+    const others = fresh.filter((m) => m.seat !== mySeat).length;
+    $("skip").classList.toggle("hidden", !(animate && others > 1 && DELAY_MS > 0));
     for (const move of fresh) {
-      logMove(move);
+      takeMove(move);
       shown = move.index + 1;
-      if (animate && move.seat !== mySeat && DELAY_MS > 0) {
-        $("status").textContent = seatName(move.seat) + ": " + move.name;
+      if (animate && move.seat !== mySeat && DELAY_MS > 0 && !skipping) {
+        $("status").textContent = seatName(move.seat) + ": " + moveText(move);
         render(move.state, false);
-        await sleep(DELAY_MS);
+        await sleep(move.events && move.events.new_turn ? DELAY_MS + TURN_PAUSE_MS : DELAY_MS);
       }
     }
+    skipping = false;
+    $("skip").classList.add("hidden");
     view = next;
     shown = Math.max(shown, next.num_moves);
+    if (next.lines) lines = next.lines;
+    lastRound = next.last_round || null;
     render(view.state, true);
+    updateReady();
   }
 
   async function act(action) {
@@ -336,6 +540,40 @@
     dialog.showModal();
   }
 
+  /** A planner hint in plain words: its estimate ("about 47% chance to win") apart from its reason.
+      The planner ends each reason with its measure: "(EV 171.2)" alone, "(win chance ~47.3%)"
+      against one rival, "(rank edge +0.21)" against several. */
+  function plainHint(h) {
+    let reason = h.reason || "";
+    let estimate = "";
+    let kind = null;
+    const m = reason.match(/\s*\((?:EV (-?[\d.]+)|win chance ~([\d.]+)%|rank edge ([+-]?[\d.]+))\)\s*$/);
+    if (m) {
+      reason = reason.slice(0, m.index);
+      if (m[1] !== undefined) {
+        kind = "points";
+        estimate = "about " + Math.round(Number(m[1])) + " points expected at the end";
+      } else if (m[2] !== undefined) {
+        kind = "win";
+        estimate = "about " + Math.round(Number(m[2])) + "% chance to win";
+      } else {
+        kind = "rank";
+        const share = Math.round(((1 + Number(m[3])) / 2) * 100);
+        estimate = "expected to finish ahead of about " + share + "% of the other players";
+      }
+    }
+    reason = reason.replace(/\((\d+)% next roll\)/g, "($1% chance on the next roll)");
+    return { estimate, reason, kind };
+  }
+
+  const HINT_EXPLAIN = {
+    win: "The chance to win is the planner's estimate for this move followed by good play: " +
+      "it weighs the dice odds and both shelves. It is a guide, not a promise.",
+    rank: "With several rivals the planner estimates where you would finish: " +
+      "the share of the other players you would end ahead of, on average, after this move.",
+    points: "Playing alone, the planner estimates the final score you would reach on average after this move.",
+  };
+
   async function showHints() {
     if (busy || !myTurn()) return;
     const box = $("hints");
@@ -344,15 +582,22 @@
     try {
       const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/hint",
         { seat: mySeat, token, k: 3 });
+      const kinds = new Set();
       for (const h of answer.hints) {
-        const li = el("li", null, h.name + (h.reason ? " — " + h.reason : ""));
-        if (h.value !== null) li.title = "expected value " + h.value.toFixed(2);
+        const words = plainHint(h);
+        if (words.kind) kinds.add(words.kind);
+        const li = el("li");
+        li.appendChild(el("strong", "hint-move", h.name));
+        if (words.estimate) li.appendChild(el("span", "hint-estimate", " — " + words.estimate));
+        if (words.reason) li.appendChild(el("span", "hint-reason", ". Why: " + words.reason + "."));
+        if (h.value !== null) li.title = "planner value " + h.value.toFixed(2);
         const play = el("button", "play-hint", "Play this");
         play.type = "button";
         play.addEventListener("click", () => act(h.action));
         li.append(" ", play);
         list.appendChild(li);
       }
+      $("hint-explain").textContent = Array.from(kinds).map((k) => HINT_EXPLAIN[k]).join(" ");
       box.classList.remove("hidden");
     } catch (err) {
       $("error").textContent = err.message;
@@ -391,6 +636,9 @@
     $("stop").addEventListener("click", () => act(STOP));
     $("end-turn").addEventListener("click", () => act(END_TURN));
     $("hint").addEventListener("click", showHints);
+    $("skip").addEventListener("click", () => { skipping = true; });
+    const watching = mySeat === null;
+    $("watching").classList.toggle("hidden", !watching);
     try {
       meta = await api("GET", "/api/meta");
     } catch (_) { /* hints stay off */ }
