@@ -469,7 +469,11 @@ def test_restart_resumes_unfinished_games(db: Path) -> None:
     gid, tokens = view["game_id"], view["tokens"]
     rng = random.Random(7)
     for _ in range(6):
-        view = act(first, gid, 0, tokens["0"], rng.choice(view["legal"])["action"]).json()
+        if view["state"]["current_player"] != 0:
+            view = settle(first, view)
+        move = rng.choice(view["legal"])["action"]
+        view = act(first, gid, 0, tokens["0"], move, expect=view["num_moves"]).json()
+    settle(first, view)
     before = snapshot(first, gid)
     second = restart(first, db)  # the server goes away; a new one opens the same file
     assert snapshot(second, gid) == before
@@ -1148,6 +1152,41 @@ def test_idle_games_leave_memory_and_come_back_when_asked_for(client: TestClient
     service.idle_s = 600.0
     again = act(client, gid, 0, tokens["0"], view["legal"][0]["action"], expect=view["num_moves"])
     assert again.status_code == 200 and again.json()["num_moves"] == view["num_moves"] + 1
+
+
+def test_writes_waiting_meanwhile_are_committed_together_and_one_failure_is_undone_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = GameStore(tmp_path / "g.sqlite3")
+    state = Game.new(2, rng=1).to_dict()
+    for i in range(20):
+        store.create_game(f"g{i}", [], state, {}, "active")
+    batches: list[int] = []
+    real = GameStore._commit
+    monkeypatch.setattr(GameStore, "_commit", lambda self, batch: batches.append(len(batch)) or real(self, batch))
+    errors: list[BaseException] = []
+
+    def write(i: int) -> None:
+        try:  # game g7 gets a move that does not follow its stored moves
+            store.record_move(f"g{i}", 3 if i == 7 else 0, 0, 0, "stop rolling", state, {}, "active")
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    store._lock.acquire()  # a commit is under way: the writes arriving meanwhile wait for the next
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    while len(store._pending) < 20 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    store._lock.release()
+    for t in threads:
+        t.join()
+    assert batches == [20], "the 20 waiting writes were not committed in one transaction"
+    assert len(errors) == 1 and "does not follow" in str(errors[0])
+    counts = {g.id: g.num_moves for g in (store.get_game(f"g{i}") for i in range(20)) if g}
+    assert counts == {f"g{i}": 0 if i == 7 else 1 for i in range(20)}
+    store.close()
 
 
 def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Path) -> None:

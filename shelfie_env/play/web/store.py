@@ -10,6 +10,11 @@ Writes go through one connection (one writer at a time, as SQLite allows) that
 waits at most ``write_timeout`` seconds for a lock held elsewhere; reads use a
 connection per thread, so a write waiting on a lock never holds up a read
 (write-ahead log: readers see the last committed state and are not blocked).
+
+Writes that arrive while another is being committed are committed together
+(group commit): one transaction, one ``fsync``, each write in its own savepoint
+so one that fails is undone alone. Every write returns only once its
+transaction is committed, so an acknowledged move is on disk either way.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +114,15 @@ class DamagedRowError(ValueError):
     """A stored game whose row cannot be read (invalid JSON in a field)."""
 
 
+@dataclass
+class _Write:
+    """One write waiting for the group commit."""
+
+    run: Callable[[sqlite3.Connection], None]
+    done: bool = False
+    error: BaseException | None = None
+
+
 class StoreBusyError(sqlite3.OperationalError):
     """A write found the database locked (by another process) for longer than its timeout."""
 
@@ -132,6 +146,8 @@ class GameStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         """Held by the write connection's user (and by reads on a ``:memory:`` database)."""
+        self._pending: list[_Write] = []
+        self._pending_lock = threading.Lock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -187,13 +203,17 @@ class GameStore:
         """Insert a new game whose initial and current state is ``state``."""
         now = time.time()
         text = _dumps(state)
-        with self._lock, self._transaction():
-            self._db.execute(
+        row = (game_id, now, now, status, _dumps(seats), text, text, _dumps(rng))
+
+        def insert(db: sqlite3.Connection) -> None:
+            db.execute(
                 "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng,"
                 " num_moves)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (game_id, now, now, status, _dumps(seats), text, text, _dumps(rng)),
+                row,
             )
+
+        self._write(insert)
 
     def record_move(
         self,
@@ -208,18 +228,59 @@ class GameStore:
     ) -> None:
         """Append move ``index`` and make its state the game's current state (one transaction)."""
         text = _dumps(state)
-        with self._lock, self._transaction():
-            self._db.execute(
+        rng_text = _dumps(rng)
+
+        def append(db: sqlite3.Connection) -> None:
+            db.execute(
                 "INSERT INTO moves (game_id, idx, seat, action, name, state) VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, index, seat, action, name, text),
             )
-            cur = self._db.execute(
+            cur = db.execute(
                 "UPDATE games SET updated=?, status=?, state=?, rng=?, num_moves=?"
                 " WHERE id=? AND num_moves=?",
-                (time.time(), status, text, _dumps(rng), index + 1, game_id, index),
+                (time.time(), status, text, rng_text, index + 1, game_id, index),
             )
             if cur.rowcount != 1:
                 raise RuntimeError(f"game {game_id}: move {index} does not follow the stored moves")
+
+        self._write(append)
+
+    def _write(self, run: Callable[[sqlite3.Connection], None]) -> None:
+        """Run ``run`` in a committed transaction, together with the writes waiting meanwhile."""
+        item = _Write(run)
+        with self._pending_lock:
+            self._pending.append(item)
+        with self._lock:  # whoever holds it commits every write waiting, this one too
+            if not item.done:
+                with self._pending_lock:
+                    batch, self._pending = self._pending, []
+                self._commit(batch)
+        if item.error is not None:
+            raise item.error
+
+    def _commit(self, batch: list[_Write]) -> None:
+        committed = False
+        failure: BaseException = RuntimeError("the write was not committed")
+        try:
+            with self._transaction():
+                for i, item in enumerate(batch):
+                    self._db.execute(f"SAVEPOINT w{i}")
+                    try:
+                        item.run(self._db)
+                    except Exception as exc:
+                        self._db.execute(f"ROLLBACK TO w{i}")
+                        item.error = exc
+                    self._db.execute(f"RELEASE w{i}")
+            committed = True
+        except Exception as exc:
+            failure = exc
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+        finally:
+            for item in batch:  # nothing of the batch is on disk unless the commit went through
+                if not committed:
+                    item.error = item.error or failure
+                item.done = True
 
     # ------------------------------------------------------------- reads
     def get_game(self, game_id: str) -> GameRow | None:
