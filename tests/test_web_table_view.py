@@ -125,7 +125,7 @@ def test_lines_lockout_notice_last_round_and_the_log(browser: Any, server: Serve
     assert "one circle from scoring" in row1["label"]
 
     view = _ana_moves(server, game)  # Ana completes column 3 and sets off the last round
-    bo.wait_for_selector("#notices li", timeout=20_000)
+    bo.locator("#log li.move").nth(1).wait_for(timeout=20_000)  # both of Ana's moves have arrived
     ready(bo)
     notice = bo.text_content("#notices li.mine") or ""
     assert notice.startswith("Ana completed column 3: your cells trophy #3 and cat #3 are crossed out")
@@ -213,13 +213,10 @@ def test_bots_moves_are_shown_one_by_one_and_the_game_ends_after_the_last_seat(
     bo.goto(server.url + game["links"]["1"])
     ready(bo)
     rnd = random.Random(1)
-    while bo.evaluate("document.querySelector('#boards .board[data-seat=\"1\"]').classList.contains('turn')"):
+    while server.api(f"/api/games/{gid}?since=0")["state"]["current_player"] == 1:  # Bo plays his turn
+        logged = bo.locator("#log li.move").count()
         assert act_once(bo, rnd)
-        if bo.is_visible("#result"):
-            break
-        # the answer to Bo's last move comes back while the bots are still to play
-        if not bo.locator("#boards .board[data-seat='1'].turn").count():
-            break
+        bo.locator("#log li.move").nth(logged).wait_for(timeout=20_000)  # the move is in
     # Cy's and Dan's moves arrive and are shown one at a time, each with its line in the status
     counts, statuses = [], set()
     deadline = time.monotonic() + 90
