@@ -1214,3 +1214,48 @@ def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Pa
         other.close()
     assert snapshot(client, a["game_id"])["num_moves"] == 0  # the refused move was not played
     assert act(client, a["game_id"], 0, a["tokens"]["0"], 0, expect=0).status_code == 200
+
+
+def test_every_stored_game_replays_move_by_move_with_the_same_dice(db: Path) -> None:
+    from shelfie_env.play.web.service import check_replay
+
+    client = TestClient(create_app(db))
+    view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
+    gid, tokens = view["game_id"], view["tokens"]
+    rng = random.Random(11)
+    for _ in range(10):
+        view = settle(client, view)
+        view = act(client, gid, 0, tokens["0"], rng.choice(view["legal"])["action"], expect=view["num_moves"]).json()
+    client = restart(client, db)  # the dice go on from the stored generator
+    final = play_out(client, settle(client, view), tokens, rng)
+    store = client.app.state.store
+    assert final["over"] and check_replay(store, gid) == []
+    con = sqlite3.connect(db)  # one stored roll is changed: the replay says which move
+    idx, raw = con.execute("SELECT idx, state FROM moves WHERE game_id=? AND name LIKE 'reroll%' LIMIT 1",
+                           (gid,)).fetchone()  # fmt: skip
+    state = json.loads(raw)
+    state["dice"] = [(d + 1) % 7 for d in state["dice"]]
+    con.execute("UPDATE moves SET state=? WHERE game_id=? AND idx=?", (json.dumps(state), gid, idx))
+    con.commit()
+    con.close()
+    assert check_replay(store, gid) == [f"move {idx}: replaying it gives another state (dice or shelves) than the stored one"]
+
+
+def test_a_version_1_database_opens_and_its_games_are_checked_without_the_dice(tmp_path: Path) -> None:
+    from shelfie_env.play.web.service import check_replay
+
+    path = tmp_path / "v1.sqlite3"
+    client = TestClient(create_app(path))
+    view = create(client, TWO_HUMANS)
+    final = play_out(client, view, view["tokens"], random.Random(13))
+    client.app.state.service.close()
+    client.app.state.store.close()
+    con = sqlite3.connect(path)  # as a version 1 server left it: no initial_rng column
+    con.execute("ALTER TABLE games DROP COLUMN initial_rng")
+    con.execute("PRAGMA user_version=1")
+    con.commit()
+    con.close()
+    store = GameStore(path)
+    assert store.initial_rng(view["game_id"]) is None
+    assert check_replay(store, view["game_id"]) == [] and final["over"]
+    store.close()

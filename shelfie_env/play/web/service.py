@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import importlib
 import inspect
+import json
 import logging
 import secrets
 import sqlite3
@@ -699,6 +700,53 @@ class GameService:
             "bot_error": None,
             **summary(game),  # per-seat row/column progress and the last round (lines.py)
         }
+
+
+def _plain(obj: Any) -> Any:
+    """``obj`` as it reads back from JSON (tuples become lists), for comparing with stored values."""
+    return json.loads(json.dumps(obj))
+
+
+def check_replay(store: GameStore, game_id: str) -> list[str]:
+    """Replay stored game ``game_id`` move by move; what does not match (empty: it all does).
+
+    From the initial state and the dice generator's state at the start, every move must be
+    legal for the seat on turn and give the stored state after it, with the same dice; the
+    last state and generator state must be the game's current ones. Games stored before the
+    generator's initial state was kept are checked without the dice (legal moves, same shelves).
+    """
+    row = store.get_game(game_id)
+    if row is None:
+        return ["no such game"]
+    moves = store.moves(game_id)
+    if [m.index for m in moves] != list(range(row.num_moves)):
+        return [f"the moves are not numbered 0..{row.num_moves - 1}"]
+    start = store.initial_rng(game_id)
+    rng = _rng_from_state(start) if start is not None else np.random.default_rng(0)
+    game = Game.from_dict(row.initial_state, rng=rng)
+    for m in moves:
+        if start is None:
+            game = Game.from_dict(game.to_dict(), rng=0)
+        if m.seat != game.current:
+            return [f"move {m.index}: seat {m.seat} played but seat {game.current} was on turn"]
+        if m.action not in game.legal_actions():
+            return [f"move {m.index}: action {m.action} is illegal ({game.why_illegal(m.action)})"]
+        game.step(m.action)
+        after = _plain(game.to_dict())
+        if start is not None and after != m.state:
+            return [f"move {m.index}: replaying it gives another state (dice or shelves) than the stored one"]
+        if start is None:
+            if after["boards"] != m.state["boards"]:
+                return [f"move {m.index}: replaying it gives other shelves than the stored ones"]
+            game = Game.from_dict(m.state, rng=0)
+    problems = []
+    if start is not None and _plain(game.to_dict()) != row.state:
+        problems.append("the game's current state is not the last move's")
+    if start is not None and _plain(_rng_state(rng)) != _plain(row.rng):
+        problems.append("the stored dice generator is not where the moves leave it")
+    if (row.status == "over") != game.over:
+        problems.append(f"the game is stored as {row.status!r} but its moves {'end' if game.over else 'do not end'} it")
+    return problems
 
 
 _INT_LIMIT = 2**31

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added ``games.initial_rng`` (the dice generator's state at the start, so a game's dice can be replayed)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -40,7 +41,8 @@ CREATE TABLE IF NOT EXISTS games (
     initial_state TEXT NOT NULL,
     state TEXT NOT NULL,
     rng TEXT NOT NULL,
-    num_moves INTEGER NOT NULL
+    num_moves INTEGER NOT NULL,
+    initial_rng TEXT
 );
 CREATE TABLE IF NOT EXISTS moves (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -168,12 +170,15 @@ class GameStore:
             raise DamagedDatabaseError(
                 f"{self.path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
             )
-        if version not in (0, SCHEMA_VERSION):
+        if version not in (0, 1, SCHEMA_VERSION):
             raise RuntimeError(
                 f"{self.path}: database schema version {version}, this server knows {SCHEMA_VERSION}"
             )
         with self._lock:
             self._db.executescript(_SCHEMA)
+            columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)").fetchall()}
+            if "initial_rng" not in columns:  # a version 1 database: its games have no initial dice state
+                self._db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
@@ -200,16 +205,17 @@ class GameStore:
         rng: dict[str, Any],
         status: str,
     ) -> None:
-        """Insert a new game whose initial and current state is ``state``."""
+        """Insert a new game whose initial and current state is ``state`` (and dice generator ``rng``)."""
         now = time.time()
         text = _dumps(state)
-        row = (game_id, now, now, status, _dumps(seats), text, text, _dumps(rng))
+        rng_text = _dumps(rng)
+        row = (game_id, now, now, status, _dumps(seats), text, text, rng_text, rng_text)
 
         def insert(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng,"
-                " num_moves)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                " initial_rng, num_moves)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
                 row,
             )
 
@@ -321,6 +327,11 @@ class GameStore:
             "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx=?", (game_id, index)
         )
         return MoveRow(rows[0][0], rows[0][1], rows[0][2], rows[0][3], json.loads(rows[0][4])) if rows else None
+
+    def initial_rng(self, game_id: str) -> dict[str, Any] | None:
+        """The dice generator's state when ``game_id`` was created (None for games stored before it was kept)."""
+        rows = self._read("SELECT initial_rng FROM games WHERE id=?", (game_id,))
+        return json.loads(rows[0][0]) if rows and rows[0][0] else None
 
     def count_games(self) -> dict[str, int]:
         rows = self._read("SELECT status, COUNT(*) FROM games GROUP BY status")
