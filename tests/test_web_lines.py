@@ -69,7 +69,7 @@ def _check_line(game: Game, seat: int, line: dict[str, Any]) -> None:
     if line["status"] == "locked":
         assert free == 0, "a rival's completion crosses every cell not circled"
     if line["next"] is None:
-        assert not free or line["circled"] not in (2, 4)
+        assert not free or line["circled"] not in (2, 4) or game.over
     else:
         cells = [1 << b for b in range(25) if free >> b & 1]
         assert line["next"]["goal"] == ("score" if line["circled"] == 2 else "complete")
@@ -169,7 +169,9 @@ def test_last_round_names_the_trigger_and_the_seats_still_to_play(n_players: int
             assert lr["last_seat"] == n_players - 1
             assert lr["to_play"][0] == g.current
             assert lr["to_play"] == [q for q in range(g.current, n_players) if g.free(q)]
-        assert summary(positions[-1]) == {"lines": table_lines(positions[-1]), "last_round": None}
+        final = summary(positions[-1])
+        assert final == {"lines": table_lines(positions[-1]), "last_round": None}
+        assert all(ln["next"] is None for shelf in final["lines"] for ln in shelf["rows"] + shelf["cols"])
 
 
 def test_a_reroll_reports_the_faces_it_produced() -> None:

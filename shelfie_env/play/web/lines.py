@@ -30,7 +30,8 @@ def line_summary(game: Game, seat: int, kind: str, index: int) -> dict[str, Any]
     ``status`` is ``complete`` (all circled), ``locked`` (a rival completed it:
     ``locked_by``), ``full`` (no free cell left) or ``open``. ``next`` says what
     one more circle does when that is a step: ``score`` (the 3rd circle makes it
-    count) or ``complete``, with the best ``gain`` in points and the ``cells`` that do it.
+    count) or ``complete``, with the best ``gain`` in points and the ``cells`` that do it
+    (None once the game is over).
     """
     if kind not in ("row", "column"):
         raise ValueError(f"kind must be 'row' or 'column', got {kind!r}")
@@ -61,7 +62,7 @@ def line_summary(game: Game, seat: int, kind: str, index: int) -> dict[str, Any]
         status = "open"
     now = value(circled)
     step = None
-    if free and n_circled in (MIN_LINE - 1, LINE_SIZE - 1):
+    if free and n_circled in (MIN_LINE - 1, LINE_SIZE - 1) and not game.over:
         cells = [1 << b for b in range(25) if free >> b & 1]
         step = {
             "goal": "score" if n_circled == MIN_LINE - 1 else "complete",

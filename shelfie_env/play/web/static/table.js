@@ -207,7 +207,8 @@
       const active = mine && legal.size > 0;
       const card = el("article", "board" + (mine ? " mine" : ""));
       card.dataset.seat = String(p);
-      if (!view.over && state.current_player === p) card.classList.add("turn");
+      const onTurn = state.phase !== "over" && state.current_player === p;
+      if (onTurn) card.classList.add("turn");
       const head = el("header");
       const seat = view.seats[p];
       head.append(
@@ -215,7 +216,7 @@
         el("span", "who", mine ? "(you)" : seat.type === "bot" ? "bot: " + seat.bot : "person"),
         el("span", "score", state.scores[p] + " pts"),
       );
-      if (!view.over && state.current_player === p) head.insertBefore(el("span", "on-turn", "on turn"), head.lastChild);
+      if (onTurn) head.insertBefore(el("span", "on-turn", "on turn"), head.lastChild);
       if (result && result.winners.includes(p)) {
         const badge = el("span", "badge c-trophy", " winner");
         badge.prepend(icon("trophy"));
