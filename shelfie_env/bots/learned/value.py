@@ -105,7 +105,7 @@ def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot
     return ValueBot(net, card)
 
 
-SHIPPED_TD = {2: "td_2p"}
+SHIPPED_TD = {2: "td_2p", 3: "td_3p", 4: "td_4p"}
 """The shipped after-state value models in ``shelfie_env/models``, by number of players."""
 
 
@@ -114,10 +114,35 @@ def shipped_td_model(num_players: int = 2) -> Path:
     return shipped_file("td", SHIPPED_TD, num_players, "shelfie train-td --players N")
 
 
-def make_td(path: str | Path | None = None, num_players: int | None = None) -> ValueBot:
-    """``bots.make("td", path=...)``; without a path, the shipped model (2 players)."""
+class ShippedValueBot:
+    """``make("td")`` with no model named: the shipped model of whatever table it is seated at."""
+
+    name = "td"
+
+    def __init__(self) -> None:
+        self._by_players: dict[int, ValueBot] = {}
+
+    def model_for(self, num_players: int) -> ValueBot:
+        """The shipped model's bot for ``num_players`` (``FileNotFoundError`` names the sizes that have one)."""
+        bot = self._by_players.get(num_players)
+        if bot is None:
+            bot = self._by_players[num_players] = load_value_bot(shipped_td_model(num_players))
+        return bot
+
+    def act_game(self, game: Game) -> int:
+        return self.model_for(game.num_players).act_game(game)
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+def make_td(path: str | Path | None = None, num_players: int | None = None) -> ValueBot | ShippedValueBot:
+    """``bots.make("td", ...)``: a model file, the shipped model for ``num_players``, or (neither
+    given) the shipped model of each table's size."""
     if path is None:
-        path = shipped_td_model(num_players or 2)
+        if num_players is None:
+            return ShippedValueBot()
+        path = shipped_td_model(num_players)
     return load_value_bot(path, num_players)
 
 
