@@ -383,9 +383,10 @@ def test_reroll_of_equal_dice_is_mapped_and_explained() -> None:
 def test_play_takes_bot_specs_and_refuses_a_bot_that_cannot_sit_at_the_table(capsys):
     assert main(["play", "--players", "4", "--bot", "ppo"]) == 2
     err = capsys.readouterr().err
-    assert "no shipped ppo model for 4-player games" in err and "shipped: 1 (ppo_solo), 2 (ppo_2p)" in err
+    assert "'ppo' plays 1- and 2-player games, not 4-player ones; bots for 4 players: " in err
+    assert "planner" in err.splitlines()[-1]
     assert main(["play", "--players", "3", "--opponent", "greedy", "--opponent", "ppo:num_players=2"]) == 2
-    assert "plays 2-player games and this table has 3 players" in capsys.readouterr().err
+    assert "'ppo' plays 1- and 2-player games, not 3-player ones" in capsys.readouterr().err
     assert main(["play", "--bot", "planner:thret=1"]) == 2
     assert "unknown planner weight" in capsys.readouterr().err
 

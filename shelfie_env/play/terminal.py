@@ -483,6 +483,8 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     name, kwargs = parse_spec(spec)
     if name == "random":
         kwargs.setdefault("seed", seed)
+    if "path" not in kwargs:
+        bots.check_table(name, players)
     if name in ("ppo", "td") and "path" not in kwargs:
         kwargs.setdefault("num_players", players)
     try:
