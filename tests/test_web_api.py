@@ -29,6 +29,12 @@ HUMAN_VS_RANDOM = {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "
 TWO_HUMANS = {"seats": [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}]}
 
 
+@pytest.fixture(autouse=True)
+def unpaced_bot_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables of bots play at full speed here (the server paces them for watchers)."""
+    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.0)
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "games.sqlite3"
@@ -1259,3 +1265,21 @@ def test_a_version_1_database_opens_and_its_games_are_checked_without_the_dice(t
     assert store.initial_rng(view["game_id"]) is None
     assert check_replay(store, view["game_id"]) == [] and final["over"]
     store.close()
+
+
+def test_tables_of_bots_only_are_paced_and_a_persons_table_is_not(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.2)
+    t0 = time.monotonic()
+    bots_only = create(client, {"seats": [{"type": "bot", "bot": "random"}] * 2})
+    person = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "random"}]})
+    view = act(client, person["game_id"], 0, person["tokens"]["0"], 0, expect=0).json()
+    while view["state"]["current_player"] == 0:
+        view = act(client, person["game_id"], 0, person["tokens"]["0"], view["legal"][0]["action"]).json()
+    after = settle(client, view)  # the bot's whole turn, without pauses
+    assert after["state"]["current_player"] == 0 and time.monotonic() - t0 < 3
+    for _ in range(5):
+        snapshot(client, bots_only["game_id"])  # watchers' polls do not hurry it
+    n = snapshot(client, bots_only["game_id"])["num_moves"]
+    assert 1 <= n <= (time.monotonic() - t0) / 0.2 + 2

@@ -264,6 +264,7 @@ def create_app(
     keep_finished_days: float | None = None,
     write_timeout: float = WRITE_TIMEOUT,
     preload: bool = True,
+    bot_table_pace: float | None = None,
 ) -> Starlette:
     """The ASGI app for the games stored at ``db_path`` (default :func:`default_db_path`;
     unfinished games whose bot is due play on at once, in the background).
@@ -277,6 +278,8 @@ def create_app(
     than ``keep_finished_days`` are deleted (None keeps them). ``write_timeout`` bounds
     a write's wait for a database locked elsewhere. ``preload`` builds the learned bots
     in the background at start-up, so the first table with one does not wait for it.
+    ``bot_table_pace`` is the pause between moves at a table of bots only (default
+    :attr:`GameService.bots_only_pace_s`).
     """
     if db_path is None:
         db_path = default_db_path()
@@ -289,6 +292,8 @@ def create_app(
         bot_processes=bot_processes,
         preload=slow_bots + (("planner", 2),) if bot_processes else (),
     )
+    if bot_table_pace is not None:
+        service.bots_only_pace_s = bot_table_pace
     game_limit = RateLimiter(games_per_minute)
     hint_limit = RateLimiter(hints_per_minute)
     # Game logic is CPU-bound Python: a few worker threads keep the event loop free for I/O

@@ -156,6 +156,11 @@ class BotPool:
             heapq.heappush(self._heaps[1 if priority else 0], (due, seq, game_id))
             self._cond.notify()
 
+    def queued(self, game_id: str) -> bool:
+        """Whether ``game_id`` waits in the queue (not counting a worker playing it now)."""
+        with self._cond:
+            return game_id in self._queued
+
     def pending(self, game_id: str) -> bool:
         """Whether ``game_id`` is queued or being played."""
         with self._cond:

@@ -84,6 +84,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="worker processes for the shipped bots' search, 0 = in the bot threads (default 2)",
     )
     limits.add_argument(
+        "--bot-table-pace", type=float, default=0.25, metavar="S",
+        help="seconds between moves at a table of bots only (default 0.25)",
+    )
+    limits.add_argument(
         "--forwarded-allow-ips", default="127.0.0.1", metavar="IPS",
         help="proxies whose X-Forwarded-For gives the client address (default 127.0.0.1)",
     )
@@ -134,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             hints_per_minute=args.hints_per_minute,
             expire_days=args.expire_days or None,
             keep_finished_days=args.keep_finished_days or None,
+            bot_table_pace=args.bot_table_pace,
         )
     except (OSError, sqlite3.Error, RuntimeError) as exc:  # unreadable file, not a database, newer schema
         print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)

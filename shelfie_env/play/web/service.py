@@ -156,6 +156,9 @@ class GameService:
     """
 
     bot_retry_s = 2.0
+    bots_only_pace_s = 0.25
+    """Seconds between two moves at a table without a person (it is watched, not waited for),
+    which also caps the share of the bot workers such tables take."""
 
     def __init__(
         self,
@@ -599,7 +602,7 @@ class GameService:
     def _wake(self, session: Session) -> None:
         """Queue the game's bots if one is on turn (a failed bot once its retry time has come)."""
         game = session.game
-        if game.over or session.seats[game.current]["type"] != "bot":
+        if game.over or session.seats[game.current]["type"] != "bot" or self.pool.queued(session.id):
             return
         delay = max(0.0, session.bot_retry_at - time.monotonic()) if session.bot_error else 0.0
         self.pool.schedule(session.id, delay=delay, priority=1 if session.bots_only else 0)
@@ -655,6 +658,9 @@ class GameService:
                     session.bot_retry_at = time.monotonic() + self.bot_retry_s
                     return self.bot_retry_s
                 session.bot_error = None
+                if session.bots_only and self.bots_only_pace_s > 0 and not session.game.over:
+                    self.pool.schedule(game_id, delay=self.bots_only_pace_s, priority=1)
+                    return None  # the next move of a table of bots comes a little later
 
     def _view(self, session: Session, since: int) -> dict[str, Any]:
         game = session.game
