@@ -46,6 +46,8 @@ class Stats:
     latencies: dict[str, list[float]] = field(
         default_factory=lambda: {"create": [], "action": [], "poll": [], "bot_reply": [], "replay": []}
     )
+    server_ms: dict[str, list[float]] = field(default_factory=lambda: {"action": [], "poll": []})
+    """The server's own time (its Server-Timing header) for a person's moves and the polls."""
     errors: list[str] = field(default_factory=list)
     games_done: int = 0
     human_moves: int = 0
@@ -82,6 +84,9 @@ async def timed(stats: Stats, kind: str, coro: Any) -> httpx.Response:
     t0 = time.perf_counter()
     response = await coro
     stats.latencies[kind].append(time.perf_counter() - t0)
+    timing = response.headers.get("server-timing", "")
+    if kind in stats.server_ms and "dur=" in timing:
+        stats.server_ms[kind].append(float(timing.split("dur=")[1].split(";")[0]))
     return response
 
 
@@ -169,6 +174,8 @@ def merge(parts: list[Stats]) -> Stats:
     for st in parts:
         for kind, values in st.latencies.items():
             total.latencies[kind].extend(values)
+        for kind, values in st.server_ms.items():
+            total.server_ms[kind].extend(values)
         total.errors.extend(st.errors)
         total.games_done += st.games_done
         total.human_moves += st.human_moves
@@ -345,6 +352,11 @@ def main(argv: list[str] | None = None) -> int:
                 "max": round(max(v) * 1000, 1) if v else None,
             }
             for kind, v in list(stats.latencies.items()) + [("all", all_lat)]
+        },
+        "server_timing_ms": {
+            kind: {"n": len(v), "p50": round(percentile(v, 50), 1), "p99": round(percentile(v, 99), 1),
+                   "max": max(v) if v else None}  # fmt: skip
+            for kind, v in stats.server_ms.items()
         },
     }
     print(json.dumps(report, indent=2))

@@ -848,6 +848,8 @@ def test_a_second_server_on_the_same_database_is_refused(db: Path) -> None:
 def test_api_answers_are_not_cached_and_forms_cannot_create_games(client: TestClient) -> None:
     r = client.post("/api/games", json=TWO_HUMANS)
     assert r.status_code == 201 and r.headers["cache-control"] == "no-store"
+    assert re.fullmatch(r"app;dur=\d+\.\d", r.headers["server-timing"])
+    assert "server-timing" not in client.get("/").headers
     for ctype, body in (
         ("text/plain", b'{"seats": [{"type": "human"}]}'),
         ("application/x-www-form-urlencoded", b"seats=1"),

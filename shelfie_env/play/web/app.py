@@ -26,6 +26,7 @@ import logging
 import math
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -139,7 +140,9 @@ class BodyLimit:
 
 
 class SecurityHeaders:
-    """ASGI middleware adding a strict Content-Security-Policy and friends to every response."""
+    """ASGI middleware adding a strict Content-Security-Policy and friends to every response,
+    and to API answers ``Server-Timing: app;dur=<ms>`` (from the request's arrival at the app
+    to its answer: what a load test compares with the time its client saw)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -149,12 +152,15 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
-        extra = SECURITY_HEADERS + (NO_STORE if scope["path"].startswith("/api/") else [])
+        api = scope["path"].startswith("/api/")
+        extra = SECURITY_HEADERS + (NO_STORE if api else [])
+        start = time.perf_counter()
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = dict(message)
-                message["headers"] = list(message.get("headers", [])) + extra
+                timing = [(b"server-timing", b"app;dur=%.1f" % ((time.perf_counter() - start) * 1000))] if api else []
+                message["headers"] = list(message.get("headers", [])) + extra + timing
             await send(message)
 
         await self.app(scope, receive, with_headers)
