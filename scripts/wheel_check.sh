@@ -24,9 +24,11 @@ for players in (2, 1):
     seats = [bot] + [bots.make("greedy")] * (players - 1)
     scores = play_game(seats, seed=5)
     print(f"wheel check: ppo ({bot.card['preset']}) played a {players}-player game: scores {scores}")
-td = bots.make("td")
-assert type(td).__name__ == "ValueBot" and td.card["teacher"] == "none"
-print(f"wheel check: td ({td.card['preset']}) played a 2-player game: scores {play_game([td, bots.make('greedy')], seed=5)}")
+for players in (2, 3, 4):
+    td = bots.make("td", num_players=players)
+    assert type(td).__name__ == "ValueBot" and td.card["teacher"] == "none" and td.num_players == players
+    scores = play_game([td] + [bots.make("greedy")] * (players - 1), seed=5)
+    print(f"wheel check: td ({td.card['preset']}) played a {players}-player game: scores {scores}")
 heavy = [m for m in ("torch", "stable_baselines3", "sb3_contrib", "numba", "fastapi") if m in sys.modules]
 assert not heavy, heavy
 assert "site-packages" in bots.__file__, bots.__file__
