@@ -1285,3 +1285,80 @@ def test_tables_of_bots_only_are_paced_and_a_persons_table_is_not(
         snapshot(client, bots_only["game_id"])  # watchers' polls do not hurry it
     n = snapshot(client, bots_only["game_id"])["num_moves"]
     assert 1 <= n <= (time.monotonic() - t0) / 0.2 + 2
+
+
+@pytest.mark.parametrize("host, warned", [("0.0.0.0", True), ("127.0.0.1", False)])
+def test_serve_warns_when_it_listens_beyond_loopback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str, warned: bool
+) -> None:
+    import uvicorn
+
+    from shelfie_env.play.web import cli
+
+    configs: list[Any] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: configs.append(self.config))
+    argv = ["--host", host, "--port", "0", "--db", str(tmp_path / "g.sqlite3"), "--no-browser", "--request-timeout", "7"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    assert ("warning: listening on 0.0.0.0" in err and "plain HTTP" in err) is warned
+    config = configs[0]
+    assert config.timeout_keep_alive == 20 and config.limit_concurrency == 500
+    assert config.http.timeout == 7.0  # the guarded h11 protocol
+    assert cli.main([*argv, "--request-timeout", "0"]) == 2
+
+
+def test_bot_worker_processes_end_when_their_server_is_killed(tmp_path: Path) -> None:
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cmd = [sys.executable, "-m", "shelfie_env.play.web.cli", "--port", str(port), "--db", str(tmp_path / "g.sqlite3"),
+           "--no-browser", "--log-level", "warning", "--bot-processes", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        workers = [
+            int(p.name) for p in Path("/proc").iterdir()
+            if p.name.isdigit() and _parent(p) == proc.pid and b"spawn_main" in _cmdline(p)
+        ]  # fmt: skip
+        assert len(workers) == 2
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_running(pid) for pid in workers), "bot worker processes outlived their server"
+
+
+def _parent(proc_dir: Path) -> int:
+    try:
+        return int((proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def _cmdline(proc_dir: Path) -> bytes:
+    try:
+        return (proc_dir / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -68,9 +68,10 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _process_init(nice: int, preload: Sequence[tuple[str, int]]) -> None:
-    """Set up a worker process: lower priority, then build the bots it will likely be asked for."""
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+def _process_init(server: int, nice: int, preload: Sequence[tuple[str, int]]) -> None:
+    """Set up a worker process of server process ``server``: lower priority, then build the
+    bots it will likely be asked for."""
+    threading.Thread(target=_exit_with_parent, args=(server,), daemon=True).start()
     if nice and hasattr(os, "nice"):
         try:
             os.nice(nice)
@@ -256,7 +257,7 @@ class BotPool:
             max_workers=self._processes,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_process_init,
-            initargs=(self._nice, self._preload),
+            initargs=(os.getpid(), self._nice, self._preload),
         )
 
     def _compute_remote(self, name: str, num_players: int, state: dict[str, Any]) -> int:
