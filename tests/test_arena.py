@@ -118,6 +118,15 @@ def test_a_field_seats_each_bot_alone_against_copies_of_one_bot(capsys):
         arena.run_arena(["random"], players=1, games=2, workers=1, field="greedy")
 
 
+def test_ratings_treat_groups_alike():
+    """Two bots with the same results against the same field get the same rating."""
+    records = [
+        {"game": i, "seats": [b, 2, 3], "scores": [60, 40 + i % 3, 30]} for b in (0, 1) for i in range(60)
+    ]
+    ratings = {r["bot"]: r["mu"] for r in arena.summarise(["a", "b", "f1", "f2"], 3, records)["ratings"]}
+    assert abs(ratings["a"] - ratings["b"]) < 0.5
+
+
 def test_results_do_not_depend_on_workers():
     one = arena.run_arena(["random", "random:seed=9"], games=30, seed=1, workers=1, ratings=False)
     two = arena.run_arena(["random", "random:seed=9"], games=30, seed=1, workers=2, ratings=False)

@@ -306,7 +306,8 @@ def summarise(
     if timing:
         out["timing"] = timing
     if ratings and players > 1:
-        out["ratings"] = rate(specs, records)
+        # One game of every group in turn, so that no group's games are all rated first.
+        out["ratings"] = rate(specs, sorted(records, key=lambda r: r["game"]))
     return out
 
 
