@@ -242,8 +242,8 @@ def worker(
 ) -> tuple[Stats, float]:
     """One client process (the HTTP client costs more CPU than the server; several processes share it).
 
-    It runs at ``nice``: the clients stand for browsers on other machines, so on this one they
-    should not take the server's CPU.
+    It runs at ``nice`` (the clients stand for browsers on other machines); a niced client measures
+    its own scheduling delays too.
     """
     if nice:
         import os
@@ -265,7 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         "--think", type=float, default=0.0, help="mean seconds a person waits before each move (default 0)"
     )
     parser.add_argument(
-        "--client-nice", type=int, default=10, help="scheduling niceness of the client processes (default 10)"
+        "--client-nice", type=int, default=0,
+        help="scheduling niceness of the client processes (default 0; a niced client's own wake-up delays"
+        " count in the latencies it measures)",
     )
     parser.add_argument(
         "--busy-tables", type=int, default=0, help="tables of four bots kept playing meanwhile (default 0)"

@@ -76,6 +76,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="delete finished games D days after their last move, 0 = keep (default 0)",
     )
     limits.add_argument(
+        "--request-threads", type=int, default=8, metavar="N",
+        help="threads running requests' game logic at once (default 8)",
+    )
+    limits.add_argument(
         "--bot-workers", type=int, default=2, metavar="N",
         help="threads playing the bots' moves in the background (default 2)",
     )
@@ -125,13 +129,17 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name) <= 0:
             print(f"--{name.replace('_', '-')} must be > 0", file=sys.stderr)
             return 2
-    if args.limit_concurrency < 1 or args.bot_workers < 1 or args.bot_processes < 0:
-        print("--limit-concurrency and --bot-workers must be >= 1, --bot-processes >= 0", file=sys.stderr)
+    if min(args.limit_concurrency, args.bot_workers, args.request_threads) < 1 or args.bot_processes < 0:
+        print(
+            "--limit-concurrency, --request-threads and --bot-workers must be >= 1, --bot-processes >= 0",
+            file=sys.stderr,
+        )
         return 2
     try:
         args.db = args.db or default_db_path()
         app = create_app(
             args.db,
+            worker_threads=args.request_threads,
             bot_workers=args.bot_workers,
             bot_processes=args.bot_processes,
             games_per_minute=args.games_per_minute,

@@ -11,6 +11,10 @@ waits at most ``write_timeout`` seconds for a lock held elsewhere; reads use a
 connection per thread, so a write waiting on a lock never holds up a read
 (write-ahead log: readers see the last committed state and are not blocked).
 
+The write-ahead log is copied back into the database file (a checkpoint) by a
+background thread every ``checkpoint_s`` seconds, not by the commit that
+happens to fill it, so no move waits for a checkpoint.
+
 Writes that arrive while another is being committed are committed together
 (group commit): one transaction, one ``fsync``, each write in its own savepoint
 so one that fails is undone alone. Every write returns only once its
@@ -131,18 +135,24 @@ class StoreBusyError(sqlite3.OperationalError):
 
 WRITE_TIMEOUT = 1.0
 """Seconds a write waits for a lock held by another connection before it gives up."""
+CHECKPOINT_S = 1.0
+"""Seconds between two checkpoints of the write-ahead log (by a background thread)."""
 
 
 class GameStore:
     """Thread-safe access to the games database at ``path`` (``":memory:"`` works too)."""
 
     def __init__(
-        self, path: str | Path, exclusive: bool = True, write_timeout: float = WRITE_TIMEOUT
+        self,
+        path: str | Path,
+        exclusive: bool = True,
+        write_timeout: float = WRITE_TIMEOUT,
+        checkpoint_s: float = CHECKPOINT_S,
     ) -> None:
         """Open (or create) the database; ``exclusive`` (the server's way) refuses a file another
         store holds. ``exclusive=False`` is for tools that add games beside a running server.
         ``write_timeout`` bounds the wait of a write for a lock held elsewhere
-        (:class:`StoreBusyError` after it)."""
+        (:class:`StoreBusyError` after it); ``checkpoint_s`` is the time between checkpoints."""
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -160,6 +170,8 @@ class GameStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
             self._db.execute(f"PRAGMA busy_timeout={max(0, int(write_timeout * 1000))}")
+            if self.path != ":memory:" and checkpoint_s > 0:
+                self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
             check = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
@@ -174,6 +186,11 @@ class GameStore:
             raise RuntimeError(
                 f"{self.path}: database schema version {version}, this server knows {SCHEMA_VERSION}"
             )
+        self._stop = threading.Event()
+        if self.path != ":memory:" and checkpoint_s > 0:
+            threading.Thread(
+                target=self._checkpoints, args=(checkpoint_s,), name="shelfie-checkpoint", daemon=True
+            ).start()
         with self._lock:
             self._db.executescript(_SCHEMA)
             columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)").fetchall()}
@@ -183,6 +200,9 @@ class GameStore:
 
     def close(self) -> None:
         """Close the database and let another server open it."""
+        stop = getattr(self, "_stop", None)
+        if stop is not None:
+            stop.set()
         with self._lock:
             self._closed = True
             with self._readers_lock:
@@ -364,6 +384,20 @@ class GameStore:
         return deleted
 
     # ----------------------------------------------------------- helpers
+    def _checkpoints(self, every: float) -> None:
+        """Copy the write-ahead log into the database file now and then, beside the writes
+        (``PASSIVE``: it waits for no reader or writer)."""
+        con = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            con.execute("PRAGMA busy_timeout=0")
+            while not self._stop.wait(every):
+                try:
+                    con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:  # locked or closed: the next one catches up
+                    pass
+        finally:
+            con.close()
+
     def _transaction(self) -> _Txn:
         return _Txn(self._db)
 
