@@ -417,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(2.5)  # worker processes of killed servers notice within a second
         left = sorted(pid for pid in soak.worker_pids if alive(pid))
         check = final_check(db, soak)
-        tracebacks = log.read_text(errors="replace").count("Traceback")
+        text = log.read_text(errors="replace")
+        tracebacks = text.count("Traceback")
+        excerpts = [block.strip().splitlines()[-1][:300] for block in text.split("Traceback")[1:4]]
 
     report = {
         "duration_s": round(wall, 1),
@@ -438,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         "stalled_requests": {"sent": soak.stalled_sent, "cut_by_server": soak.stalled_cut},
         "bot_worker_processes_left": left,
         "server_tracebacks": tracebacks,
+        "server_traceback_ends": excerpts,
         **check,
         "failures": soak.failures[:20],
     }
@@ -450,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         and check["acknowledged_moves_missing"] == 0
         and not left
         and soak.stalled_cut == soak.stalled_sent
+        and tracebacks == 0
     )
     return 0 if ok else 1
 

@@ -1217,6 +1217,8 @@ def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Pa
         busy = answers[0]
         assert busy.status_code == 503 and busy.json()["error"] == "storage_busy"
         assert busy.headers["retry-after"] == "1"
+        r = client.post("/api/games", json=TWO_HUMANS)  # nor is a new table: 503, not a 500
+        assert r.status_code == 503 and r.json()["error"] == "storage_busy"
     finally:
         other.execute("ROLLBACK")
         other.close()

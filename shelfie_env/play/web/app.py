@@ -46,7 +46,7 @@ from shelfie_env.game.actions import SYMBOLS
 from shelfie_env.game.engine import MAX_PLAYERS
 from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.service import MAX_NAME, GameService, WebError
-from shelfie_env.play.web.store import WRITE_TIMEOUT, GameStore
+from shelfie_env.play.web.store import WRITE_TIMEOUT, GameStore, StoreBusyError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
@@ -322,7 +322,9 @@ def create_app(
                     None if expire_days is None else expire_days * day,
                     None if keep_finished_days is None else keep_finished_days * day,
                 )
-            except Exception:  # e.g. a locked database: try again next time
+            except StoreBusyError as exc:  # a database locked elsewhere: next time
+                log.warning("housekeeping postponed: %s", exc)
+            except Exception:
                 log.exception("housekeeping failed")
             if stopping.wait(HOUSEKEEPING_S):
                 return

@@ -271,9 +271,14 @@ class GameService:
             if game.num_players != len(seats):
                 raise _bad(f"the state has {game.num_players} players but {len(seats)} seats were given")
         session = Session(game_id, seats, game, rng, 0)
-        self.store.create_game(
-            game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active"
-        )
+        try:
+            self.store.create_game(
+                game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active"
+            )
+        except StoreBusyError as exc:
+            raise WebError(
+                503, "storage_busy", "the database is busy; the table was not opened, try again", retry_after=1
+            ) from exc
         if not game.over:
             with self._sessions_lock:
                 self._sessions[game_id] = session
