@@ -1364,3 +1364,18 @@ def _running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_the_server_starts_while_another_connection_holds_the_write_lock(db: Path) -> None:
+    first = TestClient(create_app(db))
+    gid = create(first, TWO_HUMANS)["game_id"]
+    first.app.state.service.close()
+    first.app.state.store.close()
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        second = TestClient(create_app(db, write_timeout=0.2))  # opening a current file writes nothing
+        assert snapshot(second, gid)["num_moves"] == 0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()

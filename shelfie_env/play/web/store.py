@@ -191,12 +191,13 @@ class GameStore:
             threading.Thread(
                 target=self._checkpoints, args=(checkpoint_s,), name="shelfie-checkpoint", daemon=True
             ).start()
-        with self._lock:
-            self._db.executescript(_SCHEMA)
-            columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)").fetchall()}
-            if "initial_rng" not in columns:  # a version 1 database: its games have no initial dice state
-                self._db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if version != SCHEMA_VERSION:  # a current file needs no write to open (another may hold the lock)
+            with self._lock:
+                self._db.executescript(_SCHEMA)
+                columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)").fetchall()}
+                if "initial_rng" not in columns:  # a version 1 database: its games have no initial dice state
+                    self._db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
         """Close the database and let another server open it."""
