@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 with warnings.catch_warnings():  # starlette announces a future switch of its test client to httpx2
@@ -955,14 +956,12 @@ def test_bots_of_different_games_think_at_the_same_time(client: TestClient) -> N
     """No single bot instance and lock is shared by every game: two games' bots overlap."""
     state = {"now": 0, "most": 0}
     lock = threading.Lock()
-    instances: list[object] = []
+    instances: set[int] = set()
 
     class Counting:
-        def __init__(self) -> None:
-            instances.append(self)
-
         def act(self, st: dict[str, Any]) -> int:
             with lock:
+                instances.add(id(self))
                 state["now"] += 1
                 state["most"] = max(state["most"], state["now"])
             time.sleep(0.05)
@@ -976,7 +975,7 @@ def test_bots_of_different_games_think_at_the_same_time(client: TestClient) -> N
         finals = [settle(client, v) for v in views]
         assert all(f["over"] for f in finals)
         assert state["most"] == 2, "the two games' bots never thought at the same time"
-        assert len(instances) >= 2
+        assert len(instances) == 4, "each seat of each game has its own bot instance"
     finally:
         bots._REGISTRY.pop("counting-test-bot", None)
 
@@ -1379,3 +1378,22 @@ def test_the_server_starts_while_another_connection_holds_the_write_lock(db: Pat
     finally:
         other.execute("ROLLBACK")
         other.close()
+
+
+@pytest.mark.parametrize("processes", [0, 1])
+def test_interleaved_games_never_share_a_bots_turn_state(processes: int) -> None:
+    """The td bot keeps state between the decisions of a turn: each game has its own instance."""
+    from shelfie_env.play.web.botpool import BotPool
+
+    pool = BotPool(lambda game_id: None, workers=1, processes=processes)
+    try:
+        rng = np.random.default_rng(0)
+        games = [Game.new(2, rng=np.random.default_rng(i)) for i in range(6)]
+        while any(not g.over for g in games):
+            for i, g in enumerate(games):  # one decision of each game in turn
+                if not g.over:
+                    bot_turn = g.current == 1
+                    action = pool.compute(f"g{i}", 1, "td", 2, g.to_dict()) if bot_turn else int(rng.choice(g.legal_actions()))
+                    g.step(action)
+    finally:
+        pool.stop()

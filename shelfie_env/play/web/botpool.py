@@ -6,18 +6,23 @@ a callback of the service, which stores each move before the next). A game is
 in the queue at most once and handled by one worker at a time; games with a
 person at the table come before games of bots only.
 
-A worker asks for each move through :meth:`BotPool.compute`: in its own thread,
-with bot instances of its own (so no two games share a bot instance or wait on
-one lock), or, with ``processes > 0``, in a pool of worker processes of lower
-scheduling priority (``os.nice``), each with its own instances, so bot search
-never competes with the request path for the interpreter lock. Bots registered
-at run time (``shelfie_env.bots.register``) exist only in the server process and
-always play in a worker thread.
+A worker asks for each move through :meth:`BotPool.compute`, which plays it
+with the game's own bot instance (a shallow copy of one built bot, so the model
+is shared but not the state a bot keeps between the decisions of a turn): no
+two games share a bot instance or wait on one lock, and a bot never mistakes
+another game's turn for its own. The moves are computed in the worker thread,
+or, with ``processes > 0``, in worker processes of lower scheduling priority
+(``os.nice``), so bot search never competes with the request path for the
+interpreter lock; every move of a game goes to the same process (the one its
+id hashes to), where its instance lives. Bots registered at run time
+(``shelfie_env.bots.register``) exist only in the server process and always
+play in a worker thread.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import heapq
 import itertools
 import logging
@@ -25,6 +30,8 @@ import multiprocessing
 import os
 import threading
 import time
+import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,8 +46,28 @@ BotBuilder = Callable[[str, int], Any]
 PlayGame = Callable[[str], "float | None"]
 """Plays the due bots of a game; returns None when done, else seconds until it should be tried again."""
 
+GAME_BOTS = 1024
+"""Per-game bot instances kept (least recently used first out) per process."""
+
 _REMOTE_BOTS: dict[tuple[str, int], Any] = {}
-"""The bot instances of one worker process."""
+"""The built bots of one worker process (each game plays a copy)."""
+_REMOTE_GAMES: OrderedDict[tuple[str, int, str, int], Any] = OrderedDict()
+"""The per-game bot instances of one worker process."""
+
+
+def game_instance(
+    games: OrderedDict[tuple[str, int, str, int], Any], key: tuple[str, int, str, int], template: Callable[[], Any]
+) -> Any:
+    """The bot instance of ``key`` = (game id, seat, bot name, players): a shallow copy of
+    ``template()`` made on first use, kept in ``games`` (at most :data:`GAME_BOTS`)."""
+    bot = games.get(key)
+    if bot is None:
+        bot = games[key] = copy.copy(template())
+        while len(games) > GAME_BOTS:
+            games.popitem(last=False)
+    else:
+        games.move_to_end(key)
+    return bot
 
 
 def build(name: str, num_players: int) -> Any:
@@ -84,10 +111,16 @@ def _process_init(server: int, nice: int, preload: Sequence[tuple[str, int]]) ->
             log.exception("bot %s for %d players cannot be built in a worker process", name, num_players)
 
 
-def _process_act(name: str, num_players: int, state: dict[str, Any]) -> int:
+def _remote_template(name: str, num_players: int) -> Any:
     bot = _REMOTE_BOTS.get((name, num_players))
     if bot is None:
         bot = _REMOTE_BOTS[(name, num_players)] = build(name, num_players)
+    return bot
+
+
+def _process_act(game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]) -> int:
+    key = (game_id, seat, name, num_players)
+    bot = game_instance(_REMOTE_GAMES, key, lambda: _remote_template(name, num_players))
     return choose(bot, state)
 
 
@@ -125,12 +158,15 @@ class BotPool:
         self._nice = nice
         self._preload = list(preload)
         self._processes = processes
-        self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+        self._templates: dict[tuple[str, int], Any] = {}
+        self._games: OrderedDict[tuple[str, int, str, int], Any] = OrderedDict()
+        self._games_lock = threading.Lock()
+        self._executors: list[concurrent.futures.ProcessPoolExecutor | None] = []
         self._executor_lock = threading.Lock()
-        if processes > 0:
-            self._executor = self._new_executor()
-            for _ in range(processes):  # start every process now: they build their bots at start-up
-                self._executor.submit(os.getpid)
+        for _ in range(processes):  # one process each; started now, they build their bots at start-up
+            executor = self._new_executor()
+            executor.submit(os.getpid)
+            self._executors.append(executor)
         self._threads = [
             threading.Thread(target=self._work, name=f"shelfie-bots-{i}", daemon=True) for i in range(workers)
         ]
@@ -192,9 +228,10 @@ class BotPool:
         for t in self._threads:
             t.join(timeout=10)
         with self._executor_lock:
-            if self._executor is not None:
-                self._executor.shutdown(wait=False, cancel_futures=True)
-                self._executor = None
+            executors, self._executors = self._executors, []
+        for executor in executors:
+            if executor is not None:
+                executor.shutdown(wait=False, cancel_futures=True)
 
     def _next(self) -> str | None:
         with self._cond:
@@ -240,37 +277,56 @@ class BotPool:
                 self.schedule(game_id, delay=retry)
 
     # ------------------------------------------------------------ moves
-    def compute(self, name: str, num_players: int, state: dict[str, Any]) -> int:
-        """The move of bot ``name`` in ``state`` (from this worker's own instance, or a worker process)."""
+    def compute(self, game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]) -> int:
+        """The move of bot ``name`` at seat ``seat`` of game ``game_id`` in ``state``, by the game's own
+        instance (here, or in the worker process the game belongs to)."""
         if self._processes > 0 and name in bots_module._BUILTIN and name not in bots_module._REGISTRY:
-            return self._compute_remote(name, num_players, state)
-        cache: dict[tuple[str, int], Any] | None = getattr(self._local, "bots", None)
-        if cache is None:
-            cache = self._local.bots = {}
-        bot = cache.get((name, num_players))
+            return self._compute_remote(game_id, seat, name, num_players, state)
+        key = (game_id, seat, name, num_players)
+        with self._games_lock:
+            bot = self._games.get(key)
+            if bot is not None:
+                self._games.move_to_end(key)
         if bot is None:
-            bot = cache[(name, num_players)] = self._build(name, num_players)
+            template = self._template(name, num_players)  # a slow build holds up no other game
+            with self._games_lock:
+                bot = self._games.setdefault(key, copy.copy(template))
+                while len(self._games) > GAME_BOTS:
+                    self._games.popitem(last=False)
         return choose(bot, state)
+
+    def _template(self, name: str, num_players: int) -> Any:
+        """The built bot ``name`` for ``num_players`` (built once per pool; games play copies)."""
+        with self._games_lock:
+            bot = self._templates.get((name, num_players))
+        if bot is None:
+            bot = self._build(name, num_players)  # outside the lock
+            with self._games_lock:
+                bot = self._templates.setdefault((name, num_players), bot)
+        return bot
 
     def _new_executor(self) -> concurrent.futures.ProcessPoolExecutor:
         return concurrent.futures.ProcessPoolExecutor(
-            max_workers=self._processes,
+            max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_process_init,
             initargs=(os.getpid(), self._nice, self._preload),
         )
 
-    def _compute_remote(self, name: str, num_players: int, state: dict[str, Any]) -> int:
+    def _compute_remote(self, game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]) -> int:
+        index = zlib.crc32(game_id.encode()) % self._processes
         with self._executor_lock:
-            executor = self._executor
-            if executor is None:
+            if not self._executors:
                 raise RuntimeError("the bot pool is stopped")
-        future = executor.submit(_process_act, name, num_players, state)
+            executor = self._executors[index]
+            if executor is None:
+                executor = self._executors[index] = self._new_executor()
+        future = executor.submit(_process_act, game_id, seat, name, num_players, state)
         try:
             return int(future.result(timeout=self.move_timeout))
         except concurrent.futures.process.BrokenProcessPool:
-            with self._executor_lock:  # a worker process died: start a fresh pool for the next moves
-                if self._executor is executor:
-                    self._executor = self._new_executor()
+            with self._executor_lock:  # the worker process died: a fresh one takes the next moves
+                if self._executors and self._executors[index] is executor:
+                    self._executors[index] = None
             executor.shutdown(wait=False, cancel_futures=True)
             raise

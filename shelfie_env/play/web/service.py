@@ -181,7 +181,7 @@ class GameService:
             lambda game_id: self._play_bots(game_id),  # looked up per call (tests replace it)
             workers=bot_workers,
             processes=bot_processes,
-            build_bot=self._build_bot,
+            build_bot=self._bot,  # the instance create() checked; each game plays a copy
             preload=preload,
         )
 
@@ -639,7 +639,7 @@ class GameService:
                 return None
             error: BaseException | None = None
             try:
-                action = self.pool.compute(bot_name, game.num_players, state)
+                action = self.pool.compute(game_id, seat, bot_name, game.num_players, state)
             except Exception as exc:  # e.g. its model file went away
                 action, error = -1, exc
             with self._locked(game_id) as session:
