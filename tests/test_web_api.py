@@ -705,8 +705,9 @@ def test_replay_file_plays_back_in_the_terminal(client: TestClient, tmp_path: Pa
     out = io.StringIO()
     assert run_replay(argparse.Namespace(file=str(path), no_color=True), out) == 0
     text = out.getvalue()
-    move_lines = [
-        ln for ln in text.splitlines() if re.match(r"player [12]: (reroll|stop|circle|end|cross)", ln)
+    move_lines = [  # one line per move, under the seats' names
+        ln for ln in text.splitlines()
+        if re.match(r"(Ann|random bot) (rerolled|kept the dice|circled|ended the turn|crossed out)", ln)
     ]
     assert len(move_lines) == final["num_moves"]
     assert str(max(final["result"]["scores"])) in text
@@ -1397,3 +1398,31 @@ def test_interleaved_games_never_share_a_bots_turn_state(processes: int) -> None
                     g.step(action)
     finally:
         pool.stop()
+
+
+def test_a_game_deleted_while_its_bot_thinks_is_left_alone(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    thinking, release = threading.Event(), threading.Event()
+
+    class Slow:
+        def act(self, state: dict[str, Any]) -> int:
+            thinking.set()
+            release.wait(30)
+            return Game.from_dict(state).legal_actions()[0]
+
+    bots.register("slow-expiry-test-bot", Slow)
+    try:
+        view = create(client, {"seats": [{"type": "bot", "bot": "slow-expiry-test-bot"}, {"type": "human"}]})
+        assert thinking.wait(10)
+        service = client.app.state.service
+        with service._sessions_lock:  # the game expires and leaves memory while the bot thinks
+            service._sessions.pop(view["game_id"]).evicted = True
+        service.store.expire(time.time() + 1, None)
+        release.set()
+        assert service.wait_for_bots(10)
+        assert client.get(f"/api/games/{view['game_id']}").status_code == 404
+        assert not [r for r in caplog.records if r.exc_info]
+    finally:
+        release.set()
+        bots._REGISTRY.pop("slow-expiry-test-bot", None)

@@ -482,10 +482,16 @@ class GameService:
             return self._sessions.setdefault(game_id, loaded)
 
     @contextmanager
-    def _locked(self, game_id: str) -> Iterator[Session | None]:
-        """The live session of ``game_id`` with its lock held (None if the game is over; 404 if unknown)."""
+    def _locked(self, game_id: str, gone_ok: bool = False) -> Iterator[Session | None]:
+        """The live session of ``game_id`` with its lock held (None if the game is over; 404 if
+        unknown, or None too with ``gone_ok``)."""
         while True:
-            session = self._session(game_id)
+            try:
+                session = self._session(game_id)
+            except WebError:
+                if not gone_ok:
+                    raise
+                session = None
             if session is None:
                 yield None
                 return
@@ -642,7 +648,7 @@ class GameService:
                 action = self.pool.compute(game_id, seat, bot_name, game.num_players, state)
             except Exception as exc:  # e.g. its model file went away
                 action, error = -1, exc
-            with self._locked(game_id) as session:
+            with self._locked(game_id, gone_ok=True) as session:  # it may have expired meanwhile
                 if session is None or session.num_moves != count or session.game.current != seat:
                     continue
                 try:
