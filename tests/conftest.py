@@ -18,6 +18,41 @@ import pytest
 
 from shelfie_env.game.engine import Game
 
+
+def _import_anyio_now() -> None:
+    """Import every lazily loaded part of anyio here, in the main thread.
+
+    anyio loads its API on first use and parses its own source with ``ast`` to do so
+    (and pytest rewrites anyio's modules, since anyio ships a pytest plugin). The web
+    server's worker threads would otherwise do that while another thread parses, which
+    CPython 3.11 can fail with ``SystemError: AST constructor recursion depth mismatch``.
+    """
+    import types
+
+    try:
+        import anyio
+    except ImportError:
+        return
+    seen: set[str] = set()
+
+    def walk(module: types.ModuleType) -> None:
+        seen.add(module.__name__)
+        for name in dir(module):
+            value = getattr(module, name, None)
+            if isinstance(value, types.ModuleType) and value.__name__.startswith("anyio") and value.__name__ not in seen:
+                walk(value)
+
+    walk(anyio)
+    for sub in ("abc", "from_thread", "lowlevel", "streams", "to_thread", "to_process", "to_interpreter",
+                "_backends._asyncio"):
+        try:
+            walk(__import__(f"anyio.{sub}", fromlist=["_"]))
+        except ImportError:
+            pass
+
+
+_import_anyio_now()
+
 PLANT, GAME, BOOK, TROPHY, CAT, JOKER = range(6)
 DEFAULT_POINTS = [[1, 2, 3, 5, 8] for _ in range(5)]
 _CELL = {".": 0, "O": 1, "X": 2}

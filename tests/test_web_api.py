@@ -1426,3 +1426,26 @@ def test_a_game_deleted_while_its_bot_thinks_is_left_alone(
     finally:
         release.set()
         bots._REGISTRY.pop("slow-expiry-test-bot", None)
+
+
+def test_polls_of_a_game_that_has_not_moved_reuse_its_view(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = create(client, TWO_HUMANS)
+    gid, tokens = view["game_id"], view["tokens"]
+    calls = {"n": 0}
+    real = GameService._view
+
+    def counted(self: GameService, session: Any, since: int) -> dict[str, Any]:
+        calls["n"] += 1
+        return real(self, session, since)
+
+    monkeypatch.setattr(GameService, "_view", counted)
+    polls = [client.get(f"/api/games/{gid}?since=0").json() for _ in range(3)]  # no moves yet
+    assert calls["n"] == 1 and polls[0] == polls[1] == polls[2] and "tokens" not in polls[0]
+    moved = act(client, gid, 0, tokens["0"], 0, expect=0).json()
+    after = client.get(f"/api/games/{gid}?since=1").json()
+    assert after["num_moves"] == 1 and after["state"] == moved["state"] and after["moves"] == []
+    assert client.get(f"/api/games/{gid}?since=0").json()["moves"] == moved["moves"]  # a log is never reused
+    n = calls["n"]
+    assert client.get(f"/api/games/{gid}?since=1").json() == after and calls["n"] == n
