@@ -118,6 +118,9 @@ class Session:
     """When a request or a bot last used the session (idle sessions leave memory)."""
     evicted: bool = False
     """Set (under ``lock``) when the session left memory; its holder must load the game again."""
+    polled: tuple[tuple[int, int, str | None], dict[str, Any]] | None = None
+    """The last view a poll for new moves got (none listed), with its key (moves, moves, bot
+    error): polls of a game that has not moved since get it again without assembling it."""
 
     @property
     def bots_only(self) -> bool:
@@ -295,7 +298,13 @@ class GameService:
         with self._locked(game_id) as session:
             if session is not None:
                 self._wake(session)
-                return self._view(session, since)
+                if since < session.num_moves:  # it lists moves: assembled each time, not kept
+                    return self._view(session, since)
+                error = session.bot_error["message"] if session.bot_error else None
+                key = (session.num_moves, session.num_moves, error)
+                if session.polled is None or session.polled[0] != key:
+                    session.polled = (key, self._view(session, since))
+                return dict(session.polled[1])  # a copy: callers may add to it
         return self._view_row(self._row(game_id), since)
 
     def replay(self, game_id: str) -> dict[str, Any]:
