@@ -1299,7 +1299,10 @@ def test_serve_warns_when_it_listens_beyond_loopback(
 
     configs: list[Any] = []
     monkeypatch.setattr(uvicorn.Server, "run", lambda self: configs.append(self.config))
-    argv = ["--host", host, "--port", "0", "--db", str(tmp_path / "g.sqlite3"), "--no-browser", "--request-timeout", "7"]
+    # No bot worker processes: spawned from a pytest-xdist worker they inherit its output
+    # stream, which that worker also uses to talk to the test runner.
+    argv = ["--host", host, "--port", "0", "--db", str(tmp_path / "g.sqlite3"), "--no-browser", "--request-timeout", "7",
+            "--bot-processes", "0"]
     assert cli.main(argv) == 0
     err = capsys.readouterr().err
     assert ("warning: listening on 0.0.0.0" in err and "plain HTTP" in err) is warned
