@@ -1289,27 +1289,40 @@ def test_tables_of_bots_only_are_paced_and_a_persons_table_is_not(
     assert 1 <= n <= (time.monotonic() - t0) / 0.2 + 2
 
 
+_SERVE_PROBE = """
+import json, sys
+import uvicorn
+from shelfie_env.play.web import cli
+configs = []
+uvicorn.Server.run = lambda self: configs.append(self.config)
+rc = cli.main(sys.argv[1:])
+c = configs[0] if configs else None
+print(json.dumps({"rc": rc, "config": c and [c.timeout_keep_alive, c.limit_concurrency, c.http.timeout]}))
+"""
+
+
 @pytest.mark.parametrize("host, warned", [("0.0.0.0", True), ("127.0.0.1", False)])
-def test_serve_warns_when_it_listens_beyond_loopback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str, warned: bool
-) -> None:
-    import uvicorn
+def test_serve_warns_when_it_listens_beyond_loopback(tmp_path: Path, host: str, warned: bool) -> None:
+    """``shelfie serve``'s start-up (uvicorn's ``run`` replaced), in a process of its own: it
+    configures logging, threads and the interpreter's switch interval for the whole process."""
+    import json
+    import subprocess
+    import sys
 
-    from shelfie_env.play.web import cli
-
-    configs: list[Any] = []
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self: configs.append(self.config))
-    # No bot worker processes: spawned from a pytest-xdist worker they inherit its output
-    # stream, which that worker also uses to talk to the test runner.
     argv = ["--host", host, "--port", "0", "--db", str(tmp_path / "g.sqlite3"), "--no-browser", "--request-timeout", "7",
-            "--bot-processes", "0"]
-    assert cli.main(argv) == 0
-    err = capsys.readouterr().err
+            "--bot-processes", "0"]  # fmt: skip
+
+    def serve(*args: str) -> tuple[dict[str, Any], str]:
+        done = subprocess.run([sys.executable, "-c", _SERVE_PROBE, *args], capture_output=True, text=True,
+                              timeout=120, cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+        return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+    out, err = serve(*argv)
+    assert out["rc"] == 0, err
     assert ("warning: listening on 0.0.0.0" in err and "plain HTTP" in err) is warned
-    config = configs[0]
-    assert config.timeout_keep_alive == 20 and config.limit_concurrency == 500
-    assert config.http.timeout == 7.0  # the guarded h11 protocol
-    assert cli.main([*argv, "--request-timeout", "0"]) == 2
+    assert out["config"] == [20, 500, 7.0]  # keep-alive, concurrency limit, the guarded h11 protocol's deadline
+    out, err = serve(*argv, "--request-timeout", "0")
+    assert out["rc"] == 2 and "--request-timeout must be > 0" in err
 
 
 def test_bot_worker_processes_end_when_their_server_is_killed(tmp_path: Path) -> None:
