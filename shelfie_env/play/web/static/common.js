@@ -64,6 +64,8 @@ const Shelfie = (() => {
     let data = null;
     try { data = await response.json(); } catch (_) { data = null; }
     if (!response.ok) throw new ApiError(response.status, data);
+    // An answer cut off mid-body (the server stopped while sending it) is a lost connection.
+    if (data === null) throw new TypeError("the server's answer was cut off");
     return data;
   }
 
