@@ -70,13 +70,14 @@ def game_instance(
     return bot
 
 
-def build(name: str, num_players: int) -> Any:
-    """Build bot ``name`` for a ``num_players``-player table (the model for that size, when it has one)."""
+def build(name: str, num_players: int, make: Callable[..., Any] = bots_module.make) -> Any:
+    """Build bot ``name`` with ``make`` for a ``num_players``-player table (the model for that
+    size, when it has one); a model trained for another size is refused."""
     import inspect
 
     if "num_players" not in inspect.signature(bots_module.factory(name)).parameters:
-        return bots_module.make(name)
-    bot = bots_module.make(name, num_players=num_players)
+        return make(name)
+    bot = make(name, num_players=num_players)
     trained_for = getattr(bot, "num_players", num_players)
     if trained_for != num_players:
         raise ValueError(f"its model is for {trained_for}-player games")

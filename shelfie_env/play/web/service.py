@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import importlib
-import inspect
 import json
 import logging
 import secrets
@@ -582,15 +581,7 @@ class GameService:
         A bot whose factory takes ``num_players`` (the learned ``ppo`` bot: one model
         per table size) is built for this table; a model trained for another size is refused.
         """
-        if self._make_bot is bots_module.make:
-            return build(name, num_players)
-        if "num_players" not in inspect.signature(bots_module.factory(name)).parameters:
-            return self._make_bot(name)
-        bot = self._make_bot(name, num_players=num_players)
-        trained_for = getattr(bot, "num_players", num_players)
-        if trained_for != num_players:
-            raise ValueError(f"its model is for {trained_for}-player games")
-        return bot
+        return build(name, num_players, self._make_bot)
 
     def _apply(self, session: Session, action: int, name: str | None = None) -> None:
         """Step the game and persist the move; on a storage error the game is rolled back."""
