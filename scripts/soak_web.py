@@ -309,13 +309,17 @@ async def stall(port: int, soak: Soak, n: int, request_timeout: float) -> None:
         writer.close()
 
 
+async def stopped_within(stop: asyncio.Event, seconds: float) -> bool:
+    """Wait ``seconds`` or until ``stop`` is set; whether it was set."""
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except asyncio.TimeoutError:
+        return stop.is_set()
+    return True
+
+
 async def killer(server: Server, soak: Soak, rng: random.Random, stop: asyncio.Event, every: float) -> None:
-    while not stop.is_set():
-        try:
-            await asyncio.wait_for(stop.wait(), rng.uniform(0.5, 1.5) * every)
-            return
-        except asyncio.TimeoutError:
-            pass
+    while not await stopped_within(stop, rng.uniform(0.5, 1.5) * every):
         server.kill()
         soak.kills += 1
         await asyncio.sleep(rng.uniform(0.2, 2.0))
@@ -324,12 +328,7 @@ async def killer(server: Server, soak: Soak, rng: random.Random, stop: asyncio.E
 
 async def locker(db: Path, soak: Soak, rng: random.Random, stop: asyncio.Event, every: float) -> None:
     """Hold the database's write lock from another connection for 1.5-4 s at a time."""
-    while not stop.is_set():
-        try:
-            await asyncio.wait_for(stop.wait(), rng.uniform(0.5, 1.5) * every)
-            return
-        except asyncio.TimeoutError:
-            pass
+    while not await stopped_within(stop, rng.uniform(0.5, 1.5) * every):
         con = sqlite3.connect(db, isolation_level=None, timeout=5)
         try:
             con.execute("BEGIN IMMEDIATE")
