@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +18,8 @@ pytest.importorskip("ray.rllib")
 from shelfie_env import bots  # noqa: E402
 from shelfie_env.arena import run_arena  # noqa: E402
 from shelfie_env.rllib.league import LeagueSchedule  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Episode:
@@ -50,7 +57,18 @@ def _train(argv: list[str]) -> int:
     return train_cli.run(parser.parse_args(argv))
 
 
-def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_path, capsys):
+def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_path):
+    """Ray runs in a process of its own: its runtime (a local cluster's processes, its threads and
+    signal handlers) must not live in the test runner's worker, which it could end mid-run."""
+    code = f"from pathlib import Path; from tests.test_rllib_train import league_run; league_run(Path({str(tmp_path)!r}))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-6000:]
+    assert "league run: every check passed" in done.stdout
+
+
+def league_run(tmp_path: Path) -> None:
+    """A tiny league run: snapshot, evaluation, export, the exported bot at the arena and a web
+    table, resume, and refused flags (assertions; run by the test above in a fresh process)."""
     import ray
 
     run = tmp_path / "league"
@@ -73,14 +91,17 @@ def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_pat
         assert json.loads((run / "league.json").read_text())["env_steps"] >= 800
         assert len((run / "progress.jsonl").read_text().splitlines()) >= 4
         # a fresh start into a used directory, and flags RLlib does not read, are refused
-        assert _train([*small, "--total-steps", "400"]) == 2
-        assert _train(["--backend", "rllib", "--bc-games", "10", "--run-dir", str(tmp_path / "x")]) == 2
-        assert _train(["--num-env-runners", "2", "--run-dir", str(tmp_path / "y")]) == 2
-        err = capsys.readouterr().err
+        err_stream = io.StringIO()
+        with contextlib.redirect_stderr(err_stream):
+            assert _train([*small, "--total-steps", "400"]) == 2
+            assert _train(["--backend", "rllib", "--bc-games", "10", "--run-dir", str(tmp_path / "x")]) == 2
+            assert _train(["--num-env-runners", "2", "--run-dir", str(tmp_path / "y")]) == 2
+        err = err_stream.getvalue()
         assert "already holds a run" in err and "not used by --backend rllib: --bc-games" in err
         assert "only apply to --backend rllib" in err
     finally:
         ray.shutdown()
+    print("league run: every check passed")
 
 
 def _plays_a_web_table(tmp_path, model) -> None:
