@@ -6,7 +6,8 @@ is one human seat (random legal moves sent by this script) against a bot seat
 played by the server in the background; while the bot is on turn the client
 polls the view every ``--poll`` seconds, as the page does. ``--busy-tables``
 more tables of four ``--busy-bot`` bots (no person) are kept playing the whole
-time, so the person's moves are measured while bot search is busy. All games
+time (watched as the page watches a table: each poll asks for the moves it has
+not seen), so the person's moves are measured while bot search is busy. All games
 run at once, spread over ``--workers`` client processes (an asyncio + httpx
 client costs more CPU per request than the server). Reports throughput,
 latency percentiles (``action``: a person's move, answered before the bots
@@ -145,8 +146,9 @@ async def play_game(
 
 
 async def keep_busy(client: httpx.AsyncClient, bot: str, stats: Stats, start: asyncio.Event,
-                    stop: asyncio.Event) -> None:  # fmt: skip
-    """Keep one table of four ``bot`` bots playing (a new one after each end) until ``stop``."""
+                    stop: asyncio.Event, history: bool = False) -> None:  # fmt: skip
+    """Keep one table of four ``bot`` bots playing (a new one after each end) until ``stop``;
+    each poll asks for the moves not seen yet, or with ``history`` for the whole log."""
     await start.wait()
     spec = {"seats": [{"type": "bot", "bot": bot}] * 4}
     try:
@@ -158,7 +160,8 @@ async def keep_busy(client: httpx.AsyncClient, bot: str, stats: Stats, start: as
             view = r.json()
             while not view["over"] and not stop.is_set():
                 await asyncio.sleep(0.5)
-                r = await client.get(f"/api/games/{view['game_id']}")
+                since = 0 if history else view["num_moves"]  # the page asks for what it has not seen
+                r = await client.get(f"/api/games/{view['game_id']}?since={since}")
                 if r.status_code != 200:
                     stats.errors.append(f"busy poll: {r.status_code} {r.text[:200]}")
                     return
@@ -205,7 +208,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run_load(
-    url: str, seeds: list[int], bot: str, start_at: float, poll: float, busy: int, busy_bot: str, think: float
+    url: str, seeds: list[int], bot: str, start_at: float, poll: float, busy: int, busy_bot: str, think: float,
+    busy_history: bool = False,
 ) -> tuple[Stats, float]:
     """Play one game per seed at the same time, starting at wall-clock ``start_at``.
 
@@ -222,7 +226,7 @@ async def run_load(
             asyncio.create_task(play_game(c, bot, seed, stats, start, poll, think)) for c, seed in zip(clients, seeds)
         ]
         busy_tasks = [
-            asyncio.create_task(keep_busy(c, busy_bot, stats, start, stop)) for c in clients[len(seeds):]
+            asyncio.create_task(keep_busy(c, busy_bot, stats, start, stop, busy_history)) for c in clients[len(seeds):]
         ]
         await asyncio.sleep(max(0.0, start_at - time.time()))
         start.set()
@@ -238,7 +242,7 @@ async def run_load(
 
 def worker(
     url: str, seeds: list[int], bot: str, start_at: float, poll: float, busy: int, busy_bot: str, think: float,
-    nice: int,
+    nice: int, busy_history: bool = False,
 ) -> tuple[Stats, float]:
     """One client process (the HTTP client costs more CPU than the server; several processes share it).
 
@@ -249,7 +253,7 @@ def worker(
         import os
 
         os.nice(nice)
-    return asyncio.run(run_load(url, seeds, bot, start_at, poll, busy, busy_bot, think))
+    return asyncio.run(run_load(url, seeds, bot, start_at, poll, busy, busy_bot, think, busy_history))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
         "--busy-tables", type=int, default=0, help="tables of four bots kept playing meanwhile (default 0)"
     )
     parser.add_argument("--busy-bot", default="planner", help="the bot of the busy tables (default planner)")
+    parser.add_argument(
+        "--busy-history", action="store_true",
+        help="the busy tables' watchers ask for the whole log every poll (as a page reloaded twice a second)",
+    )
     parser.add_argument(
         "--max-action-p99-ms", type=float, help="fail if the p99 of a person's move is above this"
     )
@@ -299,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             with ProcessPoolExecutor(n) as pool:
                 results = list(pool.map(worker, [url] * n, slices, [args.bot] * n, [start_at] * n,
                                         [args.poll] * n, busy, [args.busy_bot] * n, [args.think] * n,
-                                        [args.client_nice] * n))  # fmt: skip
+                                        [args.client_nice] * n, [args.busy_history] * n))  # fmt: skip
             wall = max(end for _, end in results) - start_at
             client_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
             client_cpu_s = client_cpu.ru_utime + client_cpu.ru_stime
@@ -342,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         "client_nice": args.client_nice,
         "busy_tables": args.busy_tables,
         "busy_bot": args.busy_bot,
+        "busy_history": args.busy_history,
         "busy_games_finished": stats.busy_games,
         "busy_moves": stats.busy_moves,
         "server_args": args.server_arg,

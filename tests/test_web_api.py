@@ -1447,21 +1447,29 @@ def test_a_game_deleted_while_its_bot_thinks_is_left_alone(
 def test_polls_of_a_game_that_has_not_moved_reuse_its_view(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A view of a game in play is built from what its moves changed: the head (state, legal moves,
+    line summaries) once per move, the latest moves from the live log, not read back from the store."""
     view = create(client, TWO_HUMANS)
     gid, tokens = view["game_id"], view["tokens"]
-    calls = {"n": 0}
-    real = GameService._view
+    calls = {"head": 0, "stored": 0}
+    real_head, real_stored = GameService._head, GameService._stored_entries
 
-    def counted(self: GameService, session: Any, since: int) -> dict[str, Any]:
-        calls["n"] += 1
-        return real(self, session, since)
+    def head(*args: Any) -> dict[str, Any]:
+        calls["head"] += 1
+        return real_head(*args)
 
-    monkeypatch.setattr(GameService, "_view", counted)
+    def stored(self: GameService, *args: Any) -> list[dict[str, Any]]:
+        calls["stored"] += 1
+        return real_stored(self, *args)
+
+    monkeypatch.setattr(GameService, "_head", staticmethod(head))
+    monkeypatch.setattr(GameService, "_stored_entries", stored)
     polls = [client.get(f"/api/games/{gid}?since=0").json() for _ in range(3)]  # no moves yet
-    assert calls["n"] == 1 and polls[0] == polls[1] == polls[2] and "tokens" not in polls[0]
+    assert calls["head"] == 0 and polls[0] == polls[1] == polls[2] and "tokens" not in polls[0]
     moved = act(client, gid, 0, tokens["0"], 0, expect=0).json()
+    assert calls["head"] == 1
     after = client.get(f"/api/games/{gid}?since=1").json()
     assert after["num_moves"] == 1 and after["state"] == moved["state"] and after["moves"] == []
-    assert client.get(f"/api/games/{gid}?since=0").json()["moves"] == moved["moves"]  # a log is never reused
-    n = calls["n"]
-    assert client.get(f"/api/games/{gid}?since=1").json() == after and calls["n"] == n
+    assert client.get(f"/api/games/{gid}?since=0").json()["moves"] == moved["moves"]
+    assert client.get(f"/api/games/{gid}?since=1").json() == after
+    assert calls == {"head": 1, "stored": 0}

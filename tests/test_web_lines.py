@@ -16,7 +16,7 @@ import pytest
 from shelfie_env.game.actions import CIRCLE_BASE, END_TURN, REROLL_FIRST, REROLL_LAST, circle_action
 from shelfie_env.game.engine import Game, full_rows
 from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
-from shelfie_env.play.web.events import log_entries, move_events, rolled_dice, with_events
+from shelfie_env.play.web.events import FRAMES, log_entries, move_events, rolled_dice, with_events
 from shelfie_env.play.web.lines import last_round, line_summary, seat_lines, summary, table_lines
 
 EMPTY = [[0] * 5 for _ in range(5)]
@@ -267,5 +267,50 @@ def test_the_service_view_carries_lines_events_and_the_last_round() -> None:
         # a second look from move 1 on has the same events (read off the stored states)
         again = service.view(view["game_id"], 0)
         assert again["moves"][0]["events"] == move["events"]
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_live_games_views_equal_the_views_read_from_the_store(players: int) -> None:
+    """The live log (events.LiveLog) and the head kept per move count give, for every ``since``,
+    the view a finished game's stored rows give: entries, events, frames' lines and the head."""
+    from shelfie_env.play.web.service import GameService
+    from shelfie_env.play.web.store import GameStore
+
+    service = GameService(GameStore(":memory:"))
+    rng = random.Random(players)
+    try:
+        view = service.create({"seats": [{"type": "human"}] + [{"type": "bot", "bot": "greedy"}] * (players - 1)},
+                              seed=players)  # fmt: skip
+        gid, token = view["game_id"], view["tokens"]["0"]
+        checked, log_starts = 0, set()
+        while not view["over"]:
+            assert service.wait_for_bots(30)
+            session = service._session(gid)
+            if session is None:
+                break
+            with session.lock:
+                live_start = session.log.start
+                log_starts.add(live_start)
+                row = service.store.get_game(gid)
+                n = session.num_moves
+                edges = {0, 1, live_start - 1, live_start, live_start + 1, n - FRAMES - 1, n - FRAMES, n - FRAMES + 1}
+                for since in sorted(x for x in edges | {n - 2, n - 1, n, n + 1} if x >= 0):
+                    live = service._view(session, since)
+                    stored = service._view_row(row, since)
+                    assert live == stored, (since, session.num_moves)
+                    assert service._view(session, since) == live  # again, with the older moves kept
+                    checked += since >= live_start and since < session.num_moves
+            view = service.view(gid, view["num_moves"])
+            if view["over"] or view["state"]["current_player"] != 0:
+                continue
+            action = rng.choice(view["legal"])["action"]
+            view = service.act(gid, {"seat": 0, "token": token, "action": action, "expect": view["num_moves"]})
+        assert max(log_starts) > 0  # the log kept only the latest moves (earlier ones come from the store)
+        final = service.view(gid, 0)  # the game is over: its whole log, then the same from the kept entries
+        assert final["over"] and final["moves"] == service._stored_entries(gid, 0) == service.view(gid, 0)["moves"]
+        assert len(final["moves"]) == final["num_moves"] and "lines" in final["moves"][-1]
+        assert checked > 100  # many answers came from the live log
     finally:
         service.close()

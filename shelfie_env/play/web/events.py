@@ -9,8 +9,9 @@ games stored before these summaries existed get them too.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from shelfie_env.game.actions import CIRCLE_BASE, CIRCLE_LAST, END_TURN, NUM_DICE, REROLL_FIRST, REROLL_LAST
@@ -128,8 +129,89 @@ def with_events(
     return out
 
 
+class LiveLog:
+    """The log entries of a live game's latest moves, built as they are played.
+
+    Holds the last ``keep`` moves with their events and the line summaries
+    :func:`with_events` gives an answer's last moves, so a view of a game in
+    play needs neither the store nor a state parsed again. What it returns from
+    :meth:`entries` equals :func:`log_entries` of the stored rows (tested).
+    """
+
+    def __init__(self, num_moves: int, state: dict[str, Any], keep: int = 2 * FRAMES) -> None:
+        self.start = num_moves
+        """Index of the first move held (moves before it are read from the store)."""
+        self.state = state
+        """The state after the last move (before the first one: the state the log starts from)."""
+        self.keep = keep
+        self._entries: list[dict[str, Any]] = []
+        self._frames: list[dict[str, Any]] = []
+
+    def add(self, move: dict[str, Any], game: Game) -> None:
+        """Append ``move`` (``{"index", "seat", "action", "name", "state"}``); ``game`` is the game after it."""
+        if move["index"] != self.start + len(self._entries):
+            raise ValueError(f"move {move['index']} does not follow the {self.start + len(self._entries)} held")
+        entry = dict(move)
+        entry["events"] = events = move_events(self.state, move)
+        changed = sorted({cell[0] for cell in events["circled"] + events["crossed"]})
+        self._entries.append(entry)
+        self._frames.append({"lines": [seat_lines(game, p) for p in changed], "last_round": last_round(game)})
+        self.state = move["state"]
+        extra = len(self._entries) - self.keep
+        if extra > 0:
+            del self._entries[:extra], self._frames[:extra]
+            self.start += extra
+
+    @property
+    def held(self) -> int:
+        """How many moves are held."""
+        return len(self._entries)
+
+    def covers(self, since: int) -> bool:
+        """Whether the moves from ``since`` on are all held."""
+        return since >= self.start
+
+    def entries(self, since: int, frames: int = FRAMES) -> list[dict[str, Any]]:
+        """The entries from index ``since`` on (``covers(since)`` must hold), the last ``frames`` with line summaries."""
+        if not self.covers(since):
+            raise ValueError(f"moves before {self.start} are not held")
+        first = since - self.start
+        out = [dict(e) for e in self._entries[first:]]
+        for k in range(max(0, len(out) - frames), len(out)):
+            out[k].update(self._frames[first + k])
+        return out
+
+
+class EntryCache:
+    """Log entries that can no longer change (a finished game's, or a live game's before its
+    :class:`LiveLog`), kept for the next answer that lists them; at most ``max_entries`` in all,
+    the least recently used dropped first."""
+
+    def __init__(self, max_entries: int = 20_000) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict[Hashable, list[dict[str, Any]]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, build: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """The entries kept under ``key``, or ``build()``'s (then kept); a new list each time."""
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return list(hit)
+        value = build()
+        with self._lock:
+            if key not in self._items and len(value) <= self.max_entries:
+                self._items[key] = value
+                self._size += len(value)
+                while self._size > self.max_entries:
+                    self._size -= len(self._items.popitem(last=False)[1])
+        return list(value)
+
+
 def log_entries(
-    rows: list[dict[str, Any]], since: int, initial: Callable[[], dict[str, Any] | None]
+    rows: list[dict[str, Any]], since: int, initial: Callable[[], dict[str, Any] | None], frames: int = FRAMES
 ) -> list[dict[str, Any]]:
     """Entries from index ``since`` on, given ``rows`` read from ``max(since - 1, 0)`` on.
 
@@ -141,7 +223,7 @@ def log_entries(
         rows = rows[1:]
     else:
         before = initial() if since == 0 else None
-    return with_events(rows, before)
+    return with_events(rows, before, frames)
 
 
-__all__ = ["FRAMES", "log_entries", "move_events", "rolled_dice", "with_events"]
+__all__ = ["FRAMES", "EntryCache", "LiveLog", "log_entries", "move_events", "rolled_dice", "with_events"]

@@ -31,7 +31,7 @@ from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import MAX_PLAYERS, Game
 from shelfie_env.play.web.botpool import BotPool, build
-from shelfie_env.play.web.events import log_entries
+from shelfie_env.play.web.events import FRAMES, EntryCache, LiveLog, log_entries
 from shelfie_env.play.web.lines import summary
 from shelfie_env.play.web.store import DamagedRowError, GameRow, GameStore, StoreBusyError, iter_json_lines
 
@@ -117,9 +117,11 @@ class Session:
     """When a request or a bot last used the session (idle sessions leave memory)."""
     evicted: bool = False
     """Set (under ``lock``) when the session left memory; its holder must load the game again."""
-    polled: tuple[tuple[int, int, str | None], dict[str, Any]] | None = None
-    """The last view a poll for new moves got (none listed), with its key (moves, moves, bot
-    error): polls of a game that has not moved since get it again without assembling it."""
+    log: LiveLog | None = None
+    """The latest moves with their events, built as they are played (views list them from here)."""
+    head: tuple[int, dict[str, Any]] | None = None
+    """The view's parts that change only with a move (state, legal moves, line summaries), with
+    the move count they are for."""
 
     @property
     def bots_only(self) -> bool:
@@ -179,6 +181,8 @@ class GameService:
         self._bot_locks: dict[tuple[str, int], threading.Lock] = {}
         self._bots_lock = threading.Lock()
         self.idle_s = idle_s
+        self._history = EntryCache()
+        """Log entries of stored moves that no longer change, for answers that list a long history."""
         self.pool = BotPool(
             lambda game_id: self._play_bots(game_id),  # looked up per call (tests replace it)
             workers=bot_workers,
@@ -273,6 +277,7 @@ class GameService:
             if game.num_players != len(seats):
                 raise _bad(f"the state has {game.num_players} players but {len(seats)} seats were given")
         session = Session(game_id, seats, game, rng, 0)
+        session.log = LiveLog(0, game.to_dict())
         try:
             self.store.create_game(
                 game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active"
@@ -297,13 +302,7 @@ class GameService:
         with self._locked(game_id) as session:
             if session is not None:
                 self._wake(session)
-                if since < session.num_moves:  # it lists moves: assembled each time, not kept
-                    return self._view(session, since)
-                error = session.bot_error["message"] if session.bot_error else None
-                key = (session.num_moves, session.num_moves, error)
-                if session.polled is None or session.polled[0] != key:
-                    session.polled = (key, self._view(session, since))
-                return dict(session.polled[1])  # a copy: callers may add to it
+                return self._view(session, since)
         return self._view_row(self._row(game_id), since)
 
     def replay(self, game_id: str) -> dict[str, Any]:
@@ -525,7 +524,7 @@ class GameService:
             raise ValueError(f"its seat list does not describe {game.num_players} seats")
         if not isinstance(row.num_moves, int) or row.num_moves < 0:
             raise ValueError("its move count is invalid")
-        return Session(row.id, seats, game, rng, row.num_moves)
+        return Session(row.id, seats, game, rng, row.num_moves, log=LiveLog(row.num_moves, row.state))
 
     @staticmethod
     def _check_seat(seats: list[dict[str, Any]], body: dict[str, Any]) -> int:
@@ -590,14 +589,16 @@ class GameService:
         backup = game.clone()
         rng_backup = _rng_state(session.rng)
         game.step(action)
+        move = {"index": session.num_moves, "seat": seat, "action": action, "name": name or action_name(action),
+                "state": game.to_dict()}  # fmt: skip
         try:
             self.store.record_move(
                 session.id,
-                session.num_moves,
+                move["index"],
                 seat,
                 action,
-                name or action_name(action),
-                game.to_dict(),
+                move["name"],
+                move["state"],
                 _rng_state(session.rng),
                 "over" if game.over else "active",
             )
@@ -606,6 +607,8 @@ class GameService:
             session.game = backup
             raise
         session.num_moves += 1
+        if session.log is not None:
+            session.log.add(move, game)
         if game.over:
             with self._sessions_lock:
                 self._sessions.pop(session.id, None)
@@ -674,10 +677,24 @@ class GameService:
                     return None  # the next move of a table of bots comes a little later
 
     def _view(self, session: Session, since: int) -> dict[str, Any]:
-        game = session.game
-        view = self._assemble(session.id, session.public_seats(), game, session.num_moves, since)
-        view["bot_error"] = session.bot_error
-        return view
+        """The view of a live game: its head is kept per move count, its latest moves by its log."""
+        if since < 0:
+            raise _bad("'since' must be >= 0")
+        if session.head is None or session.head[0] != session.num_moves:
+            state = session.log.state if session.log is not None else session.game.to_dict()
+            session.head = (session.num_moves, self._head(session.id, session.public_seats(), session.game, state))
+        if since >= session.num_moves:
+            moves: list[dict[str, Any]] = []
+        elif session.log is not None and session.log.covers(since):
+            moves = session.log.entries(since)
+        elif session.log is not None and session.log.held >= FRAMES:  # the answer's last moves are all held
+            start = session.log.start
+            moves = self._history.get(
+                (session.id, since, start), lambda: self._stored_entries(session.id, since, start, frames=0)
+            ) + session.log.entries(start)
+        else:
+            moves = self._stored_entries(session.id, since)
+        return {**session.head[1], "num_moves": session.num_moves, "moves": moves, "bot_error": session.bot_error}
 
     def _view_row(self, row: GameRow, since: int) -> dict[str, Any]:
         try:
@@ -688,33 +705,36 @@ class GameService:
             {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")}
             for i, s in enumerate(row.seats)
         ]
-        return self._assemble(row.id, seats, game, row.num_moves, since)
-
-    def _assemble(
-        self, game_id: str, seats: list[dict[str, Any]], game: Game, num_moves: int, since: int
-    ) -> dict[str, Any]:
         if since < 0:
             raise _bad("'since' must be >= 0")
-        moves = (  # each with the events read off the states before and after it (events.py)
-            log_entries(
-                list(iter_json_lines(self.store.moves(game_id, max(since - 1, 0)))),
-                since,
-                lambda: getattr(self.store.get_game(game_id), "initial_state", None),
-            )
-            if since < num_moves
-            else []
-        )
-        legal = [{"action": a, "name": action_name(a)} for a in game.legal_actions()]
+        if since >= row.num_moves:
+            moves: list[dict[str, Any]] = []
+        elif game.over:  # its log no longer changes
+            moves = self._history.get((row.id, since, row.num_moves), lambda: self._stored_entries(row.id, since))
+        else:
+            moves = self._stored_entries(row.id, since)
+        return {**self._head(row.id, seats, game, game.to_dict()), "num_moves": row.num_moves, "moves": moves,
+                "bot_error": None}  # fmt: skip
+
+    def _stored_entries(
+        self, game_id: str, since: int, upto: int | None = None, frames: int = FRAMES
+    ) -> list[dict[str, Any]]:
+        """The log entries of the stored moves from ``since`` on (before ``upto``), each with the
+        events read off the states before and after it, the last ``frames`` with line summaries
+        (events.py)."""
+        rows = [r for r in iter_json_lines(self.store.moves(game_id, max(since - 1, 0))) if upto is None or r["index"] < upto]
+        return log_entries(rows, since, lambda: getattr(self.store.get_game(game_id), "initial_state", None), frames)
+
+    @staticmethod
+    def _head(game_id: str, seats: list[dict[str, Any]], game: Game, state: dict[str, Any]) -> dict[str, Any]:
+        """The parts of a view that do not depend on which moves it lists."""
         return {
             "game_id": game_id,
             "seats": seats,
-            "state": game.to_dict(),
-            "num_moves": num_moves,
-            "moves": moves,
-            "legal": legal,
+            "state": state,
+            "legal": [{"action": a, "name": action_name(a)} for a in game.legal_actions()],
             "over": game.over,
             "result": result_of(game) if game.over else None,
-            "bot_error": None,
             **summary(game),  # per-seat row/column progress and the last round (lines.py)
         }
 
