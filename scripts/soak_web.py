@@ -300,6 +300,8 @@ async def stall(port: int, soak: Soak, n: int, request_timeout: float) -> None:
     async def cut(reader: asyncio.StreamReader) -> bool:
         try:
             return await asyncio.wait_for(reader.read(), request_timeout + 5) is not None
+        except ConnectionError:  # reset: the server went down (a kill) with the request still queued
+            return True
         except (asyncio.TimeoutError, OSError):
             return False
 
