@@ -184,7 +184,7 @@ async def person_table(url: str, soak: Soak, rng: random.Random, stop: asyncio.E
                 seat = str(view["state"]["current_player"])
                 if seat not in tokens:  # a bot's turn: poll as the page does
                     await asyncio.sleep(0.3)
-                    r = await send(client, soak, "GET", f"/api/games/{gid}", stop)
+                    r = await send(client, soak, "GET", f"/api/games/{gid}?since={view['num_moves']}", stop)
                     if r is None:
                         return
                     view = r.json()
