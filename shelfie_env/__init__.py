@@ -9,5 +9,5 @@ from shelfie_env.game.errors import IllegalActionError, InvalidStateError
 
 register_envs()  # gymnasium "shelfie/Solo-v0", "shelfie/Versus-v0"; pettingzoo "shelfie/shelfie_v0"
 
-__version__ = "0.6.0"
+__version__ = "0.6.1"
 __all__ = ["Game", "IllegalActionError", "InvalidStateError", "NUM_ACTIONS", "action_name", "__version__"]
