@@ -891,7 +891,7 @@ def test_clients_that_stall_mid_request_are_cut_off_while_others_are_served(db: 
 
     import httpx
 
-    server, port, thread = serve_in_thread(create_app(db), request_timeout=1.0)
+    server, port, thread = serve_in_thread(create_app(db), request_timeout=4.0)
     stalled: list[socket.socket] = []
     try:
         for i in range(300):  # half-open requests: part of the headers (or of a body), then nothing
@@ -903,9 +903,18 @@ def test_clients_that_stall_mid_request_are_cut_off_while_others_are_served(db: 
                           b"Content-Length: 100\r\n\r\n{\"seats\"")  # fmt: skip
             stalled.append(s)
         t0 = time.monotonic()
-        r = httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=5)
-        assert r.status_code == 200 and time.monotonic() - t0 < 1.0  # others are served meanwhile
-        deadline = time.monotonic() + 10
+        r = httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=10)
+        assert r.status_code == 200
+        waiting = 0  # others are served meanwhile: answered while every stalled request still waits
+        for s in stalled:
+            s.setblocking(False)
+            try:
+                s.recv(1024)  # b"" (closed) or data: this one was already answered or cut
+            except BlockingIOError:
+                waiting += 1
+            s.setblocking(True)
+        assert waiting == len(stalled), f"{len(stalled) - waiting} stalled requests ended before another was served"
+        deadline = time.monotonic() + 12
         closed = 0
         for s in stalled:
             s.settimeout(max(0.01, deadline - time.monotonic()))
@@ -915,7 +924,7 @@ def test_clients_that_stall_mid_request_are_cut_off_while_others_are_served(db: 
             except (TimeoutError, ConnectionError):
                 pass
         assert closed == len(stalled), f"only {closed} of {len(stalled)} stalled connections were closed"
-        assert time.monotonic() - t0 < 8
+        assert time.monotonic() - t0 < 14
         r = httpx.post(f"http://127.0.0.1:{port}/api/games", json=TWO_HUMANS, timeout=5)
         assert r.status_code == 201
     finally:
@@ -940,11 +949,11 @@ def test_a_persons_move_answers_while_a_slow_bot_thinks_in_the_background(client
         while view["state"]["current_player"] == 0:
             t0 = time.monotonic()
             r = act(client, gid, 0, token, view["legal"][0]["action"], expect=view["num_moves"])
-            assert r.status_code == 200 and time.monotonic() - t0 < 1.0, r.text
+            assert r.status_code == 200 and time.monotonic() - t0 < 10, r.text  # the bot waits 30 s
             view = r.json()
         t0 = time.monotonic()
         polled = snapshot(client, gid)  # reads are not held up by the thinking bot
-        assert time.monotonic() - t0 < 1.0 and polled["state"]["current_player"] == 1
+        assert time.monotonic() - t0 < 10 and polled["state"]["current_player"] == 1
         release.set()
         after = settle(client, view)
         assert after["num_moves"] > view["num_moves"] and after["bot_error"] is None
@@ -1198,7 +1207,7 @@ def test_writes_waiting_meanwhile_are_committed_together_and_one_failure_is_undo
 
 
 def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Path) -> None:
-    client = TestClient(create_app(db, write_timeout=0.5))
+    client = TestClient(create_app(db, write_timeout=2.0))
     a, b = create(client, TWO_HUMANS), create(client, TWO_HUMANS)
     other = sqlite3.connect(db, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
@@ -1211,9 +1220,9 @@ def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Pa
         mover.start()
         time.sleep(0.05)
         r = client.get(f"/api/games/{b['game_id']}?since=0")  # another game's read, while the write waits
-        assert r.status_code == 200 and time.monotonic() - t0 < 0.4
+        assert r.status_code == 200 and mover.is_alive()  # answered before the waiting write gave up
         mover.join(10)
-        assert time.monotonic() - t0 < 2.0
+        assert time.monotonic() - t0 < 6.0  # the write gave up after its 2 s, not after the lock's holder
         busy = answers[0]
         assert busy.status_code == 503 and busy.json()["error"] == "storage_busy"
         assert busy.headers["retry-after"] == "1"
