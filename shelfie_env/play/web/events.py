@@ -10,7 +10,7 @@ games stored before these summaries existed get them too.
 from __future__ import annotations
 
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
@@ -132,20 +132,21 @@ def with_events(
 class LiveLog:
     """The log entries of a live game's latest moves, built as they are played.
 
-    Holds the last ``keep`` moves with their events and the line summaries
-    :func:`with_events` gives an answer's last moves, so a view of a game in
-    play needs neither the store nor a state parsed again. What it returns from
-    :meth:`entries` equals :func:`log_entries` of the stored rows (tested).
+    Holds between ``FRAMES`` and ``2 * FRAMES`` of the latest moves with their
+    events (older ones are dropped ``FRAMES`` at a time, so the first index held
+    changes seldom), and the line summaries :func:`with_events` gives an answer's
+    last ``FRAMES`` moves; a view of a game in play needs neither the store nor a
+    state parsed again. What :meth:`entries` returns equals :func:`log_entries`
+    of the stored rows (tested).
     """
 
-    def __init__(self, num_moves: int, state: dict[str, Any], keep: int = 2 * FRAMES) -> None:
+    def __init__(self, num_moves: int, state: dict[str, Any]) -> None:
         self.start = num_moves
         """Index of the first move held (moves before it are read from the store)."""
         self.state = state
         """The state after the last move (before the first one: the state the log starts from)."""
-        self.keep = keep
         self._entries: list[dict[str, Any]] = []
-        self._frames: list[dict[str, Any]] = []
+        self._frames: deque[dict[str, Any]] = deque(maxlen=FRAMES)
 
     def add(self, move: dict[str, Any], game: Game) -> None:
         """Append ``move`` (``{"index", "seat", "action", "name", "state"}``); ``game`` is the game after it."""
@@ -157,10 +158,9 @@ class LiveLog:
         self._entries.append(entry)
         self._frames.append({"lines": [seat_lines(game, p) for p in changed], "last_round": last_round(game)})
         self.state = move["state"]
-        extra = len(self._entries) - self.keep
-        if extra > 0:
-            del self._entries[:extra], self._frames[:extra]
-            self.start += extra
+        if len(self._entries) > 2 * FRAMES:
+            del self._entries[:FRAMES]
+            self.start += FRAMES
 
     @property
     def held(self) -> int:
@@ -171,14 +171,14 @@ class LiveLog:
         """Whether the moves from ``since`` on are all held."""
         return since >= self.start
 
-    def entries(self, since: int, frames: int = FRAMES) -> list[dict[str, Any]]:
-        """The entries from index ``since`` on (``covers(since)`` must hold), the last ``frames`` with line summaries."""
+    def entries(self, since: int) -> list[dict[str, Any]]:
+        """The entries from index ``since`` on (``covers(since)`` must hold), the last ``FRAMES`` with line summaries."""
         if not self.covers(since):
             raise ValueError(f"moves before {self.start} are not held")
-        first = since - self.start
-        out = [dict(e) for e in self._entries[first:]]
-        for k in range(max(0, len(out) - frames), len(out)):
-            out[k].update(self._frames[first + k])
+        out = [dict(e) for e in self._entries[since - self.start :]]
+        n = min(len(out), len(self._frames))
+        for k in range(1, n + 1):
+            out[-k].update(self._frames[-k])
         return out
 
 

@@ -108,6 +108,8 @@ class Session:
     game: Game
     rng: np.random.Generator
     num_moves: int
+    log: LiveLog
+    """The latest moves with their events, built as they are played (views list them from here)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     bot_error: dict[str, Any] | None = None
     """Why the bot on turn has not moved (``seat``, ``bot``, ``message``); retried later."""
@@ -117,8 +119,6 @@ class Session:
     """When a request or a bot last used the session (idle sessions leave memory)."""
     evicted: bool = False
     """Set (under ``lock``) when the session left memory; its holder must load the game again."""
-    log: LiveLog | None = None
-    """The latest moves with their events, built as they are played (views list them from here)."""
     head: tuple[int, dict[str, Any]] | None = None
     """The view's parts that change only with a move (state, legal moves, line summaries), with
     the move count they are for."""
@@ -276,12 +276,10 @@ class GameService:
             game = Game.from_dict(state, rng=rng)
             if game.num_players != len(seats):
                 raise _bad(f"the state has {game.num_players} players but {len(seats)} seats were given")
-        session = Session(game_id, seats, game, rng, 0)
-        session.log = LiveLog(0, game.to_dict())
+        first = game.to_dict()
+        session = Session(game_id, seats, game, rng, 0, LiveLog(0, first))
         try:
-            self.store.create_game(
-                game_id, seats, game.to_dict(), _rng_state(rng), "over" if game.over else "active"
-            )
+            self.store.create_game(game_id, seats, first, _rng_state(rng), "over" if game.over else "active")
         except StoreBusyError as exc:
             raise WebError(
                 503, "storage_busy", "the database is busy; the table was not opened, try again", retry_after=1
@@ -524,7 +522,7 @@ class GameService:
             raise ValueError(f"its seat list does not describe {game.num_players} seats")
         if not isinstance(row.num_moves, int) or row.num_moves < 0:
             raise ValueError("its move count is invalid")
-        return Session(row.id, seats, game, rng, row.num_moves, log=LiveLog(row.num_moves, row.state))
+        return Session(row.id, seats, game, rng, row.num_moves, LiveLog(row.num_moves, row.state))
 
     @staticmethod
     def _check_seat(seats: list[dict[str, Any]], body: dict[str, Any]) -> int:
@@ -607,8 +605,7 @@ class GameService:
             session.game = backup
             raise
         session.num_moves += 1
-        if session.log is not None:
-            session.log.add(move, game)
+        session.log.add(move, game)
         if game.over:
             with self._sessions_lock:
                 self._sessions.pop(session.id, None)
@@ -681,13 +678,13 @@ class GameService:
         if since < 0:
             raise _bad("'since' must be >= 0")
         if session.head is None or session.head[0] != session.num_moves:
-            state = session.log.state if session.log is not None else session.game.to_dict()
-            session.head = (session.num_moves, self._head(session.id, session.public_seats(), session.game, state))
+            head = self._head(session.id, session.public_seats(), session.game, session.log.state)
+            session.head = (session.num_moves, head)
         if since >= session.num_moves:
             moves: list[dict[str, Any]] = []
-        elif session.log is not None and session.log.covers(since):
+        elif session.log.covers(since):
             moves = session.log.entries(since)
-        elif session.log is not None and session.log.held >= FRAMES:  # the answer's last moves are all held
+        elif session.log.held >= FRAMES:  # the answer's last moves are all held
             start = session.log.start
             moves = self._history.get(
                 (session.id, since, start), lambda: self._stored_entries(session.id, since, start, frames=0)
