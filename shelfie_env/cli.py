@@ -23,8 +23,12 @@ from shelfie_env.play.terminal import HELP, add_play_arguments, run_play
 # subcommand -> (module, one-line help, extra that provides its dependencies)
 LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("shelfie_env.play.web.cli", "serve the web table (play in a browser)", "web"),
-    "eval": ("shelfie_env.arena.cli", "evaluate bots against each other (seat-rotated arena)", "train"),
-    "arena": ("shelfie_env.arena.cli", "run a rated tournament between bots", "train"),
+    "arena": (
+        "shelfie_env.arena.cli",
+        "play bots against each other: win rates, duplicate matches, luck-corrected results, ratings",
+        "train",
+    ),
+    "eval": ("shelfie_env.arena.cli", "another name of `shelfie arena` (the same command)", "train"),
     "train": ("shelfie_env.train.run", "train a MaskablePPO agent by self-play", "train"),
     "train-td": ("shelfie_env.train.td", "train a placement-value network by TD(lambda) self-play", "train"),
 }

@@ -118,6 +118,8 @@ def _end_turn(s: dict[str, Any], roll: Callable[[int], list[int]]) -> None:
             s["phase"] = "over"
             return
         s["current_player"] = (s["current_player"] + 1) % n
+        if s["current_player"] == 0:  # a new round: every seat's turn number goes up by one
+            s["round"] = s.get("round", 0) + 1
         if any(FREE in row for row in s["boards"][s["current_player"]]):
             break
     s["dice"] = sorted(roll(6))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import plot_run, record_in_card, to_markdown
+from shelfie_env.bots import available
+from shelfie_env.game.dice import DICE_MODES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,21 +20,63 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "bots",
         nargs="*",
         metavar="BOT",
-        help="bot specs: a name (random, greedy, planner, ppo) or name:key=value,... "
-        "e.g. ppo:path=runs/x/best.zip,deterministic=false",
+        help=f"bot specs: a name ({', '.join(available())}) or name:key=value,... "
+        "e.g. td:path=runs/x/td.npz or planner:threat=0.5",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per game, 1-4 (default 2)")
+    parser.add_argument(
+        "--players", type=int_in("--players", 1, 4), default=2, help="players per game, 1-4 (default 2)"
+    )
     parser.add_argument(
         "--field",
         default=None,
         metavar="SPEC",
         help="seat each BOT alone against PLAYERS-1 copies of this bot (e.g. --players 4 --field greedy)",
     )
-    parser.add_argument("--games", type=int, default=200, help="games per group of bots (default 200)")
     parser.add_argument(
-        "--seed", type=int, default=0, help="dice seed of game 0; game i uses seed+i (default 0)"
+        "--games", type=positive_int("--games"), default=200, help="games per group of bots (default 200)"
     )
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    parser.add_argument(
+        "--deals",
+        default=None,
+        metavar="SET",
+        help="deal set: test (default; every reported number), selection (for choosing models), "
+        "or a first dice seed N (game i is dealt seed N+i)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=non_negative_int("--seed"),
+        default=None,
+        help="same as --deals N: game i is dealt dice seed N+i",
+    )
+    parser.add_argument(
+        "--dice",
+        choices=DICE_MODES,
+        default="tape",
+        help="tape: common dice, the same faces for a seat at the same turn and roll whoever plays "
+        "(default); stream: one random stream per game",
+    )
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play every deal under every rotation of the seats (GAMES must be a multiple of PLAYERS)",
+    )
+    parser.add_argument(
+        "--permutations",
+        action="store_true",
+        help="with --duplicate: every permutation of the seats instead of the rotations",
+    )
+    parser.add_argument(
+        "--luck",
+        nargs="?",
+        const="td",
+        default=None,
+        metavar="VALUE",
+        help="also report luck-corrected results, luck measured with VALUE: td (default: the shipped "
+        "td network of the table size), td:path=MODEL, or planner",
+    )
+    parser.add_argument(
+        "--workers", type=positive_int("--workers"), default=None, help="processes (default: all cores)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
     parser.add_argument("--no-ratings", action="store_true", help="skip the OpenSkill ratings")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
@@ -74,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
             ratings=not args.no_ratings,
             progress=args.progress,
             field=args.field,
+            deals=args.deals,
+            dice=args.dice,
+            duplicate=args.duplicate,
+            permutations=args.permutations,
+            luck=args.luck,
         )
     except (ValueError, FileNotFoundError) as exc:
         print(f"shelfie arena: {exc}", file=sys.stderr)
@@ -93,15 +142,46 @@ def run(args: argparse.Namespace) -> int:
 
 def command_line(args: argparse.Namespace) -> str:
     """The ``shelfie arena`` command that reproduces ``args`` (without output flags)."""
+    deals = getattr(args, "deals", None)
+    if deals is None:
+        deals = "test" if getattr(args, "seed", None) is None else str(args.seed)
     parts = [
         "shelfie arena",
         *args.bots,
         f"--players {args.players}",
         *([f"--field {args.field}"] if getattr(args, "field", None) else []),
         f"--games {args.games}",
-        f"--seed {args.seed}",
+        f"--deals {deals}",
+        *([f"--dice {args.dice}"] if getattr(args, "dice", "tape") != "tape" else []),
+        *(["--duplicate"] if getattr(args, "duplicate", False) else []),
+        *(["--permutations"] if getattr(args, "permutations", False) else []),
+        *([f"--luck {args.luck}"] if getattr(args, "luck", None) else []),
     ]
     return " ".join(parts)
+
+
+def int_in(option: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` reading an integer in ``low..high`` whose errors name ``option``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} expects an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"{low}..{high}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"{option} must be {bound}, got {value}")
+        return value
+
+    return parse
+
+
+def positive_int(option: str) -> Callable[[str], int]:
+    return int_in(option, 1)
+
+
+def non_negative_int(option: str) -> Callable[[str], int]:
+    return int_in(option, 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,13 +31,20 @@ import statistics
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from shelfie_env.arena.deals import deal_start, deals_label
+from shelfie_env.arena.luck import ChanceEvent, LuckTracker, ValueFunction, corrected_results
 from shelfie_env.arena.ratings import rate
+from shelfie_env.arena.results import result_stats
+from shelfie_env.arena.values import make_value
 from shelfie_env.bots import Bot, act_on_game, available, check_table
 from shelfie_env.bots.spec import build_bot, parse_spec
+from shelfie_env.envs.common import final_rewards
+from shelfie_env.game.dice import check_dice_mode, dice_source
 from shelfie_env.game.engine import Game
 
 
@@ -53,14 +60,23 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 
 def play_game(
-    bots: Sequence[Bot], seed: int, max_steps: int = 10_000, times: list[list[float]] | None = None
+    bots: Sequence[Bot],
+    seed: int,
+    max_steps: int = 10_000,
+    times: list[list[float]] | None = None,
+    dice: str = "tape",
+    luck: ValueFunction | None = None,
+    events: list[ChanceEvent] | None = None,
 ) -> list[int]:
-    """Play one game, ``bots[s]`` in seat ``s``, dice from ``seed``; returns the final scores.
+    """Play one game, ``bots[s]`` in seat ``s``, dice ``dice`` (``tape`` or ``stream``) seeded ``seed``;
+    returns the final scores.
 
     With ``times`` (one list per seat) the wall time of every decision, in seconds, is appended
-    to its seat's list.
+    to its seat's list. With a ``luck`` value function every chance event is appended to ``events``
+    (:mod:`shelfie_env.arena.luck`).
     """
-    game = Game.new(len(bots), rng=np.random.default_rng(seed))
+    game = Game.new(len(bots), rng=dice_source(dice, seed))
+    tracker = LuckTracker(luck, game) if luck is not None else None
     steps = 0
     clock = time.perf_counter
     while not game.over:
@@ -69,10 +85,16 @@ def play_game(
         action = act_on_game(bots[seat], game)
         if times is not None:
             times[seat].append(clock() - t0)
+        if tracker is not None:
+            tracker.before(game, action)
         game.step(action)
+        if tracker is not None:
+            tracker.after(game)
         steps += 1
         if steps > max_steps:
             raise RuntimeError(f"game with seed {seed} did not end after {max_steps} steps")
+    if tracker is not None and events is not None:
+        events.extend(tracker.events)
     return game.scores()
 
 
@@ -86,6 +108,7 @@ def _reseed(bot: Bot, seed: Sequence[int]) -> None:
 
 
 _BOT_CACHE: dict[str, Bot] = {}
+_VALUE_CACHE: dict[tuple[str, int], ValueFunction] = {}
 
 
 def _cached_bot(spec: str) -> Bot:
@@ -94,22 +117,81 @@ def _cached_bot(spec: str) -> Bot:
     return _BOT_CACHE[spec]
 
 
-Task = tuple[tuple[str, ...], tuple[int, ...], int, int, int, dict[str, Bot]]
+def _cached_value(spec: str | ValueFunction, players: int) -> ValueFunction:
+    if not isinstance(spec, str):
+        return spec
+    if (spec, players) not in _VALUE_CACHE:
+        _VALUE_CACHE[spec, players] = make_value(spec, players)
+    return _VALUE_CACHE[spec, players]
+
+
+def seatings(players: int, duplicate: bool, permutations: bool = False) -> list[tuple[int, ...]]:
+    """The seat assignments each deal is played under: ``seating[s]`` is the group member in seat ``s``.
+
+    Without duplicate one (game ``i`` rotates the group by ``i``); with duplicate every
+    rotation, or with ``permutations`` every permutation.
+    """
+    if not duplicate:
+        return [tuple(range(players))]
+    if permutations:
+        return list(itertools.permutations(range(players)))
+    return [tuple((s + r) % players for s in range(players)) for r in range(players)]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Which deal and seating each game of a group gets (see :func:`run_arena`)."""
+
+    start: int
+    """Dice seed of deal 0."""
+    players: int
+    duplicate: bool = False
+    permutations: bool = False
+
+    @property
+    def per_deal(self) -> int:
+        return len(seatings(self.players, self.duplicate, self.permutations))
+
+    def game(self, i: int) -> tuple[int, tuple[int, ...]]:
+        """Game ``i``'s deal index and seating (``seating[s]``: the group member in seat ``s``)."""
+        n = self.players
+        if not self.duplicate:
+            return i, tuple((s + i) % n for s in range(n))
+        per = seatings(n, True, self.permutations)
+        return i // len(per), per[i % len(per)]
+
+
+Task = tuple[tuple[str, ...], tuple[int, ...], Schedule, int, int, dict[str, Bot], str, Any]
 
 
 def _play_chunk(task: Task) -> list[dict[str, Any]]:
-    """Play games ``start..stop-1`` of one group; seat ``s`` of game ``i`` is ``group[(s + i) % n]``."""
-    specs, group, seed, start, stop, given = task
+    """Play games ``start..stop-1`` of one group (deals and seatings from the schedule)."""
+    specs, group, schedule, start, stop, given, dice, luck_spec = task
     n = len(group)
+    luck = _cached_value(luck_spec, n) if luck_spec is not None else None
     out = []
     for i in range(start, stop):
-        seats = [group[(s + i) % n] for s in range(n)]
+        deal, seating = schedule.game(i)
+        seed = schedule.start + deal
+        seats = [group[seating[s]] for s in range(n)]
         bots = [given[specs[b]] if specs[b] in given else _cached_bot(specs[b]) for b in seats]
         for s, bot in enumerate(bots):
-            _reseed(bot, (seed, i, s))
+            _reseed(bot, (schedule.start, i, s))
         times: list[list[float]] = [[] for _ in range(n)]
-        scores = play_game(bots, seed + i, times=times)
-        out.append({"game": i, "seed": seed + i, "seats": seats, "scores": scores, "times": times})
+        events: list[ChanceEvent] = []
+        scores = play_game(bots, seed, times=times, dice=dice, luck=luck, events=events)
+        rec: dict[str, Any] = {
+            "game": i, "deal": deal, "seed": seed, "seats": seats, "scores": scores, "times": times,
+        }
+        if n > 1:
+            rec["raw"] = final_rewards(scores, "rank")
+        if luck is not None:
+            own = [0.0] * n
+            for e in events:
+                own[e.seat] += e.luck
+            rec["luck"] = own
+            rec["corrected"] = corrected_results(rec["raw"], events)
+        out.append(rec)
     return out
 
 
@@ -117,12 +199,18 @@ def run_arena(
     specs: Sequence[str],
     players: int = 2,
     games: int = 200,
-    seed: int = 0,
+    seed: int | None = None,
     workers: int | None = None,
     ratings: bool = True,
     progress: bool = False,
     bots: dict[str, Bot] | None = None,
     field: str | None = None,
+    *,
+    deals: str | int | None = None,
+    dice: str = "tape",
+    duplicate: bool = False,
+    permutations: bool = False,
+    luck: str | ValueFunction | None = None,
 ) -> dict[str, Any]:
     """Play every group of ``players`` bots ``games`` times; returns the results dict (see module doc).
 
@@ -130,6 +218,13 @@ def run_arena(
     which are played as they are instead of being built from the spec. ``field`` (a bot
     spec) seats each of ``specs`` alone against ``players - 1`` copies of that bot instead
     of playing every combination; the copies are reported as ``field#1``, ``field#2`` ...
+
+    ``deals`` names the deal set (``"test"``, the default, ``"selection"``, or a first dice
+    seed; ``seed`` is the same as an integer ``deals``); ``dice`` is ``"tape"`` (common dice,
+    the default) or ``"stream"``. ``duplicate`` plays every deal under every rotation of the
+    seats (``permutations``: every permutation), so ``games`` must be a multiple of their
+    number. ``luck`` (``"td"``, ``"planner"``, ``"td:path=MODEL"`` or a value-function object)
+    adds each game's luck and luck-corrected results (:mod:`shelfie_env.arena.luck`).
     """
     specs = list(specs)
     given = dict(bots or {})
@@ -137,6 +232,11 @@ def run_arena(
         raise ValueError("no bots given")
     if not 1 <= players <= 4:
         raise ValueError(f"players must be 1..4, got {players}")
+    if seed is not None and deals is not None:
+        raise ValueError("give deals or seed, not both (an integer deals is a first seed)")
+    deals = deals if deals is not None else (seed if seed is not None else "test")
+    start = deal_start(deals)
+    check_dice_mode(dice)
     if field is not None:
         if players < 2:
             raise ValueError("a field needs games of 2 to 4 players")
@@ -148,6 +248,18 @@ def run_arena(
         raise ValueError(f"{players}-player games need at least {players} bots, got {len(specs)}")
     if games <= 0:
         raise ValueError(f"games must be positive, got {games}")
+    if duplicate and dice != "tape":
+        raise ValueError("duplicate matches deal common dice: use dice='tape'")
+    if permutations and not duplicate:
+        raise ValueError("permutations applies to duplicate matches (add duplicate)")
+    schedule = Schedule(start, players, duplicate, permutations)
+    if games % schedule.per_deal:
+        raise ValueError(
+            f"a duplicate match plays each deal under {schedule.per_deal} seatings: games must be a multiple "
+            f"of {schedule.per_deal}, got {games}"
+        )
+    if luck is not None:
+        _cached_value(luck, players)  # fail early on an unknown value function or a missing model
     for spec in specs:  # fail early, in this process, on unknown names or bad kwargs
         if spec in given:
             continue
@@ -164,7 +276,9 @@ def run_arena(
     else:
         groups = list(itertools.combinations(range(len(specs)), players))
     tasks = [
-        (tuple(specs), g, seed, a, min(a + CHUNK, games), given) for g in groups for a in range(0, games, CHUNK)
+        (tuple(specs), g, schedule, a, min(a + CHUNK, games), given, dice, luck)
+        for g in groups
+        for a in range(0, games, CHUNK)
     ]
     workers = max(1, min(workers or os.cpu_count() or 1, len(tasks)))
     t0 = time.time()
@@ -181,13 +295,33 @@ def run_arena(
                 records.extend(chunk)
                 _progress(progress, k + 1, len(tasks), t0)
     result = summarise(specs, players, records, ratings=ratings)
+    if players > 1:
+        result["results"] = result_stats(specs, records, duplicate=duplicate)
+    result["games"] = [
+        {
+            "game": r["game"],
+            "deal": r["deal"],
+            "seed": r["seed"],
+            "seats": [specs[b] for b in r["seats"]],
+            "scores": r["scores"],
+            **{k: r[k] for k in ("raw", "luck", "corrected") if k in r},
+        }
+        for r in sorted(records, key=lambda r: (r["seats"] if players == 1 else sorted(r["seats"]), r["game"]))
+    ]
+    per = schedule.per_deal
     result["config"] = {
         "bots": specs,
         "players": players,
         "field": field,
         "games_per_group": games,
-        "seed": seed,
-        "seeds": f"{seed}..{seed + games - 1}",
+        "deals": deals_label(deals),
+        "deal_count": games // per if duplicate else games,
+        "seed": start,
+        "seeds": f"{start}..{start + (games // per if duplicate else games) - 1}",
+        "dice": dice,
+        "duplicate": duplicate,
+        "seatings": "permutations" if permutations else "rotations" if duplicate else "rotated by game",
+        "luck": None if luck is None else _cached_value(luck, players).name,
         "workers": workers,
         "wall_time_s": round(time.time() - t0, 1),
     }

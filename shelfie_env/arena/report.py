@@ -13,11 +13,17 @@ def to_markdown(result: dict[str, Any]) -> str:
     cfg = result.get("config", {})
     lines = [f"# Arena: {cfg.get('players', '?')}-player games", ""]
     if cfg:
+        deals = f"`{cfg['deals']}` deals" if "deals" in cfg else "deals"
+        seating = (
+            f"each deal played under every seating ({cfg['seatings']})"
+            if cfg.get("duplicate")
+            else "seats rotated"
+        )
         lines += [
             (
                 f"Bots: {', '.join(f'`{b}`' for b in cfg['bots'])}; "
-                f"{cfg['games_per_group']} games per group, "
-                f"dice seeds {cfg['seeds']}, seats rotated; "
+                f"{cfg['games_per_group']} games per group on {deals} (dice seeds {cfg['seeds']}, "
+                f"{cfg.get('dice', 'stream')} dice), {seating}; "
                 f"{cfg['wall_time_s']} s on {cfg['workers']} worker(s)."
             ),
             "",
@@ -77,6 +83,7 @@ def to_markdown(result: dict[str, Any]) -> str:
                 f"{p['mean_score']:.1f} ± {p['sd_score']:.1f} | "
                 f"{p['opp_mean_score']:.1f} ± {p['opp_sd_score']:.1f} |"
             )
+    lines += _results_table(result)
     if result.get("ratings"):
         lines += [
             "",
@@ -86,6 +93,47 @@ def to_markdown(result: dict[str, Any]) -> str:
         for k, r in enumerate(result["ratings"], 1):
             lines.append(f"| {k} | `{r['bot']}` | {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def _results_table(result: dict[str, Any]) -> list[str]:
+    """Mean rank reward, raw and luck-corrected, per pairing (two players) or per bot."""
+    res = result.get("results")
+    if not res:
+        return []
+    rows = res["pairings"] or res["bots"]
+    lucky = any("corrected" in r for r in rows)
+    head = "| bot | opponent " if res["pairings"] else "| bot "
+    lines = [
+        "",
+        f"Rank reward (win +1, tie 0, loss −1; score rate = (1 + mean) / 2); 95% intervals over "
+        f"{res['unit']}" + ("; luck measured with `" + str(result["config"].get("luck")) + "`" if lucky else "")
+        + ".",
+        "",
+        head
+        + "| games | raw mean (95% CI) | raw score rate"
+        + (" | corrected mean (95% CI) | corrected score rate | games factor" if lucky else "")
+        + " |",
+        "|---|" + ("---|" if res["pairings"] else "") + "---:|---:|---:|" + ("---:|---:|---:|" if lucky else ""),
+    ]
+    for r in rows:
+        who = f"| `{r['bot']}` | `{r['opponent']}` " if "opponent" in r else f"| `{r['bot']}` "
+        raw = r["raw"]
+        cells = [str(r["games"]), _mean_ci(raw), _pct(raw["score_rate"], raw["score_rate_ci95"])]
+        if lucky and "corrected" in r:
+            c = r["corrected"]
+            factor = r.get("variance_ratio")
+            cells += [
+                _mean_ci(c),
+                _pct(c["score_rate"], c["score_rate_ci95"]),
+                f"{factor:.1f}×" if factor else "—",
+            ]
+        lines.append(who + "| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _mean_ci(x: dict[str, Any]) -> str:
+    lo, hi = x["ci95"]
+    return f"{x['mean']:+.3f} ({lo:+.3f} to {hi:+.3f})"
 
 
 def _pct(rate: float, ci: list[float] | None) -> str:
@@ -134,6 +182,13 @@ def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
     return png
 
 
+def _deals_suffix(cfg: dict[str, Any]) -> str:
+    deals = str(cfg.get("deals", f"seed {cfg.get('seed', 0)}"))
+    if deals == "test":
+        return ""
+    return "_" + deals.replace(" ", "")
+
+
 def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> Path:
     """Store ``result`` (and the command that produced it) under ``evaluation`` in a model card."""
     from shelfie_env.bots.learned.card import card_path, load_card, write_card
@@ -146,7 +201,8 @@ def record_in_card(model: str | Path, result: dict[str, Any], command: str) -> P
         + "_vs_".join(b.split(":")[0] for b in listed)
         + (f"_field_{cfg['field'].split(':')[0]}" if cfg.get("field") else "")
         + f"_{cfg['games_per_group']}g"
-        + (f"_seed{cfg['seed']}" if cfg.get("seed") else "")  # runs on other dice keep their own entry
+        + _deals_suffix(cfg)  # runs on other dice keep their own entry
+        + ("_duplicate" if cfg.get("duplicate") else "")
     )
     card.setdefault("evaluation", {})[key] = {
         "command": command,

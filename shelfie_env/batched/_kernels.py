@@ -33,7 +33,8 @@ ROLLS = 28  # rolls left
 NCIRC = 29  # circles made this turn
 END = 30  # end triggered (0/1)
 SCORE = 31  # score of player p at SCORE + p
-WIDTH = 35
+ROUND = 35  # round number (each seat's turn number, the dice tape's turn index)
+WIDTH = 36
 
 REROLL, CIRCLE, CROSS_PHASE, OVER = 0, 1, 2, 3
 FULL = (1 << 25) - 1
@@ -207,6 +208,8 @@ def _end_turn(S, i, n, rng, faces, use_faces):
             return
         cur = (S[i, CUR] + 1) % n
         S[i, CUR] = cur
+        if cur == 0:
+            S[i, ROUND] += 1
         if (S[i, CIRC + cur] | S[i, CROSS + cur]) != FULL:
             break
     _start_turn(S, i, rng, faces, use_faces)

@@ -304,6 +304,7 @@ class BatchedGame:
         g.rolls_left = int(row[K.ROLLS])
         g.circles = int(row[K.NCIRC])
         g.end_triggered = bool(row[K.END])
+        g.round = int(row[K.ROUND])
         return g
 
     def to_dict(self, i: int) -> dict[str, Any]:
@@ -332,6 +333,7 @@ class BatchedGame:
         row[K.ROLLS] = g.rolls_left
         row[K.NCIRC] = g.circles
         row[K.END] = g.end_triggered
+        row[K.ROUND] = g.round
         row[K.SCORE : K.SCORE + n] = g.scores()
         K.refresh_masks(self.S[i : i + 1], self.M[i : i + 1], CODE2MS, REROLL_TAB)
 

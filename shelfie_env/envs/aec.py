@@ -18,13 +18,16 @@ from shelfie_env.envs.common import (
     check_num_players,
     check_reward_mode,
     final_rewards,
+    game_dice,
     game_from_state,
     observation_box,
     observation_dict,
     score_bound,
+    state_dice,
 )
 from shelfie_env.envs.observation import ObservationEncoder
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
 
@@ -36,13 +39,16 @@ def env(
     render_mode: str | None = None,
     reward_mode: str = "rank",
     points: Sequence[Sequence[int]] | None = None,
+    dice: str = "stream",
 ) -> AECEnv:
     """The AEC env wrapped in PettingZoo's ``AssertOutOfBounds`` and ``OrderEnforcing`` wrappers.
 
     Illegal (but in-range) actions raise ``IllegalActionError`` from the raw env;
     there is deliberately no ``TerminateIllegalWrapper``.
     """
-    aec = raw_env(num_players=num_players, render_mode=render_mode, reward_mode=reward_mode, points=points)
+    aec = raw_env(
+        num_players=num_players, render_mode=render_mode, reward_mode=reward_mode, points=points, dice=dice
+    )
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(aec))
 
 
@@ -126,9 +132,11 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
+        dice: str = "stream",
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, reward_mode, points)
+        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice)
         super().__init__()
+        self.dice = check_dice_mode(dice)
         n = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
@@ -175,10 +183,11 @@ class raw_env(AECEnv, EzPickle):
                     stacklevel=2,
                 )
             state = options.get("state")
+        dice = game_dice(self.dice, seed, self._rng)
         if state is not None:
-            game = game_from_state(state, self._rng, self.num_players, self._score_bound)
+            game = game_from_state(state, state_dice(self.dice, state, dice), self.num_players, self._score_bound)
         else:
-            game = Game.new(self.num_players, points=self.table, rng=self._rng)
+            game = Game.new(self.num_players, points=self.table, rng=dice)
         self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -10,7 +10,8 @@ from gymnasium import spaces
 
 from shelfie_env.envs.observation import SCORE_SCALE, ObservationEncoder, legal_mask, observation_size
 from shelfie_env.game.actions import NUM_ACTIONS
-from shelfie_env.game.engine import MAX_PLAYERS, OVER, Game
+from shelfie_env.game.dice import DiceTape, check_dice_mode
+from shelfie_env.game.engine import MAX_PLAYERS, OVER, DiceSource, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
 
@@ -40,7 +41,26 @@ def observation_box(num_players: int, bound: float = 1.0) -> spaces.Box:
     return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
 
 
-def game_from_state(state: Any, rng: np.random.Generator, num_players: int, bound: float) -> Game:
+def game_dice(mode: str, seed: int | None, stream: np.random.Generator) -> DiceSource:
+    """The dice source of a game an env starts in dice ``mode`` (docs/environment.md, "Dice").
+
+    ``stream``: the env's own generator (seeded by ``reset(seed=...)``). ``tape``: a
+    :class:`~shelfie_env.game.dice.DiceTape` seeded ``seed`` when ``reset`` was given one, so that
+    game ``seed`` deals exactly the arena's deal ``seed``; otherwise one drawn from the stream.
+    """
+    if check_dice_mode(mode) == "stream":
+        return stream
+    return DiceTape(int(stream.integers(2**62)) if seed is None else seed)
+
+
+def state_dice(mode: str, state: Any, dice: DiceSource) -> DiceSource | None:
+    """The dice to resume ``state`` with: in tape mode the state's own tape when it names one."""
+    if mode == "tape" and isinstance(state, Mapping) and state.get("tape_seed") is not None:
+        return None  # Game.from_dict rebuilds the state's tape
+    return dice
+
+
+def game_from_state(state: Any, rng: DiceSource | None, num_players: int, bound: float) -> Game:
     """``Game.from_dict`` plus the checks an env adds: its player count and score bound."""
     game = Game.from_dict(state, rng=rng)
     if game.num_players != num_players:

@@ -44,12 +44,15 @@ from shelfie_env.envs.common import (
     check_num_players,
     check_reward_mode,
     final_rewards,
+    game_dice,
     game_from_state,
     observation_box,
     score_bound,
+    state_dice,
 )
 from shelfie_env.envs.observation import ObservationEncoder, legal_mask
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
 
@@ -103,8 +106,13 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
     def __init__(
-        self, num_players: int, render_mode: str | None, points: Sequence[Sequence[int]] | None
+        self,
+        num_players: int,
+        render_mode: str | None,
+        points: Sequence[Sequence[int]] | None,
+        dice: str = "stream",
     ) -> None:
+        self.dice = check_dice_mode(dice)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.render_mode = render_mode
@@ -136,11 +144,12 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
 
-    def _new_game(self, options: dict[str, Any] | None) -> Game:
+    def _new_game(self, options: dict[str, Any] | None, seed: int | None = None) -> Game:
         state = (options or {}).get("state")
+        dice = game_dice(self.dice, seed, self.np_random)
         if state is None:
-            return Game.new(self.num_players, points=self.table, rng=self.np_random)
-        return game_from_state(state, self.np_random, self.num_players, self._score_bound)
+            return Game.new(self.num_players, points=self.table, rng=dice)
+        return game_from_state(state, state_dice(self.dice, state, dice), self.num_players, self._score_bound)
 
     def _live_game(self) -> Game:
         """The game to step; a clear error before ``reset()`` or after the episode's end."""
@@ -187,15 +196,20 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
 class SoloEnv(_ShelfieEnv):
     """``shelfie/Solo-v0``: one solo game per episode; step reward = change of the score."""
 
-    def __init__(self, render_mode: str | None = None, points: Sequence[Sequence[int]] | None = None) -> None:
-        super().__init__(1, render_mode, points)
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        points: Sequence[Sequence[int]] | None = None,
+        dice: str = "stream",
+    ) -> None:
+        super().__init__(1, render_mode, points, dice)
         self._score = 0
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         self._seed(seed)
-        self.game = self._new_game(options)
+        self.game = self._new_game(options, seed)
         self._score = self.game.score(0)
         if self.render_mode == "human":
             self.render()
@@ -223,9 +237,10 @@ class VersusEnv(_ShelfieEnv):
         reward_mode: str = "rank",
         render_mode: str | None = None,
         points: Sequence[Sequence[int]] | None = None,
+        dice: str = "stream",
     ) -> None:
         n = check_num_players(num_players, low=2)
-        super().__init__(n, render_mode, points)
+        super().__init__(n, render_mode, points, dice)
         is_int = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
         seat_ok = seat is None or (is_int and 0 <= seat < n)
         if not seat_ok:
@@ -272,7 +287,7 @@ class VersusEnv(_ShelfieEnv):
         fixed = self.fixed_seat
         self.seat = fixed if fixed is not None else int(self.np_random.integers(self.num_players))
         self._seat_bots()
-        self.game = self._new_game(options)
+        self.game = self._new_game(options, seed)
         self._play_opponents()
         if self.render_mode == "human":
             self.render()

@@ -29,6 +29,7 @@ from shelfie_env.game.actions import (
     SYMBOLS,
     action_name,
 )
+from shelfie_env.game.dice import DiceTape, PositionalDice
 from shelfie_env.game.errors import IllegalActionError, InvalidStateError
 from shelfie_env.game.scoring import COL_MASKS, DEFAULT_POINTS, FULL, ROW_MASKS, ScoreTable
 from shelfie_env.game.tables import ALL_JOKER_IDS, CIRCLE_IDS, REROLL_IDS
@@ -78,7 +79,9 @@ class Game:
         "rolls_left",
         "circles",
         "end_triggered",
+        "round",
         "rng",
+        "_throw",
         "_legal",
     )
 
@@ -101,6 +104,7 @@ class Game:
         self.rng: DiceSource = (
             rng if rng is not None and not isinstance(rng, (int, np.integer)) else np.random.default_rng(rng)
         )
+        self._throw = _thrower(self.rng)
         self.circled = [0] * self.num_players
         self.crossed = [0] * self.num_players
         self.current = 0
@@ -111,6 +115,7 @@ class Game:
         self.rolls_left = ROLLS_PER_TURN
         self.circles = 0
         self.end_triggered = False
+        self.round = 0
         self._legal: tuple[int, ...] | None = None
 
     # ------------------------------------------------------------------ setup
@@ -141,7 +146,11 @@ class Game:
         g.rolls_left = self.rolls_left
         g.circles = self.circles
         g.end_triggered = self.end_triggered
-        g.rng = self.rng if rng is None else rng
+        g.round = self.round
+        if rng is None:
+            g.rng, g._throw = self.rng, self._throw
+        else:
+            g.rng, g._throw = rng, _thrower(rng)
         g._legal = self._legal
         return g
 
@@ -257,7 +266,10 @@ class Game:
             self._check_end()
             self._end_turn()
 
-    def _roll(self, k: int) -> list[int]:
+    def _roll(self, k: int, roll: int) -> list[int]:
+        """``k`` dice for roll ``roll`` of this turn (0: the first roll, 1 and 2: the rerolls)."""
+        if self._throw is not None:
+            return self._throw(self.current, self.round, roll, k)
         vals = self.rng.integers(0, 6, size=k)
         if type(vals) is np.ndarray and vals.dtype.kind == "i":
             return vals.tolist()  # fast path for numpy Generators: same ints
@@ -265,7 +277,7 @@ class Game:
 
     def _reroll(self, bits: int) -> None:
         dice = self.dice
-        new = self._roll(bin(bits).count("1"))
+        new = self._roll(bin(bits).count("1"), ROLLS_PER_TURN + 1 - self.rolls_left)
         kept = [dice[i] for i in range(NUM_DICE) if not bits >> i & 1]
         dice = sorted(kept + new)
         self.dice = dice
@@ -350,6 +362,8 @@ class Game:
                 self._legal = ()
                 return
             self.current = (self.current + 1) % n
+            if self.current == 0:
+                self.round += 1
             p = self.current
             if (self.circled[p] | self.crossed[p]) != FULL:
                 break
@@ -357,7 +371,7 @@ class Game:
         self._start_turn()
 
     def _start_turn(self) -> None:
-        dice = sorted(self._roll(NUM_DICE))
+        dice = sorted(self._roll(NUM_DICE, 0))
         self.dice = dice
         counts = [0] * 6
         for v in dice:
@@ -433,6 +447,8 @@ class Game:
             "circles_this_turn": self.circles,
             "end_triggered": self.end_triggered,
             "scores": self.scores(),
+            "round": self.round,
+            **({"tape_seed": self.rng.seed} if isinstance(self.rng, DiceTape) else {}),
         }
 
     @classmethod
@@ -445,6 +461,8 @@ class Game:
         from shelfie_env.game.state_validation import validate_state
 
         v = validate_state(state)
+        if rng is None and v["tape_seed"] is not None:
+            rng = DiceTape(v["tape_seed"])
         game = cls(v["num_players"], v["points"], rng)
         game.circled = v["circled"]
         game.crossed = v["crossed"]
@@ -460,6 +478,7 @@ class Game:
         game.rolls_left = v["rolls_left"]
         game.circles = v["circles_this_turn"]
         game.end_triggered = v["end_triggered"]
+        game.round = v["round"]
         game._legal = None
         _check_consistency(game)
         return game
@@ -469,6 +488,13 @@ class Game:
             f"Game(players={self.num_players}, current={self.current}, phase={PHASES[self.phase]}, "
             f"dice={self.dice}, rolls_left={self.rolls_left}, circles={self.circles})"
         )
+
+
+def _thrower(rng: object) -> Any:
+    """The ``throw`` method of a positional dice source (:mod:`.dice`), or ``None`` for a stream."""
+    if isinstance(rng, np.random.Generator):
+        return None
+    return rng.throw if isinstance(rng, PositionalDice) else None
 
 
 _TABLE_CACHE: dict[tuple[tuple[int, ...], ...], ScoreTable] = {}

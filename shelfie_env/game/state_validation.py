@@ -95,6 +95,10 @@ REQUIRED = (
 )
 
 
+MAX_ROUND = 1_000
+"""Upper bound accepted for the optional ``round`` key (a game lasts at most 26 rounds)."""
+
+
 def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """Check every field of a state dict; return them decoded (boards as masks)."""
     if not isinstance(state, Mapping):
@@ -185,6 +189,10 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
             )
     if phase == "over" and not end_triggered:
         raise InvalidStateError("end_triggered", "the game can only be over once the end was triggered")
+    round_ = _int(state, "round", 0, MAX_ROUND) if "round" in state else 0
+    tape_seed = None
+    if state.get("tape_seed") is not None:
+        tape_seed = _int(state, "tape_seed", 0, 2**63 - 1)
     return {
         "num_players": n,
         "points": points,
@@ -197,4 +205,6 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
         "rolls_left": rolls_left,
         "circles_this_turn": circles,
         "end_triggered": end_triggered,
+        "round": round_,
+        "tape_seed": tape_seed,
     }
