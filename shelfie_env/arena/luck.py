@@ -73,21 +73,29 @@ class TurnTables:
     """``V0, V1, V2``: ``(462,)`` values of dice with 0, 1, 2 rerolls left."""
     e: tuple[np.ndarray, np.ndarray]
     """``E1, E2``: ``(924,)`` expected values of each keep before the last / the first reroll."""
+    fresh: float
+    """Expected value before the turn's first roll: ``V2`` averaged over six fresh dice."""
 
-    @property
-    def fresh(self) -> float:
-        """Expected value before the turn's first roll."""
-        return float(self.e[1][FRESH])
+
+_TABLES: dict[bytes, TurnTables] = {}
+_TABLES_MAX = 512
 
 
 def turn_tables(v0: np.ndarray) -> TurnTables:
     """Every state value of a turn from its placement values ``V0`` (exact over the dice)."""
     v0 = np.asarray(v0, dtype=np.float64)
-    e1 = TRANSITION @ v0
-    v1 = best_keep_value(e1)
-    e2 = TRANSITION @ v1
-    v2 = best_keep_value(e2)
-    return TurnTables((v0, v1, v2), (e1, e2))
+    key = v0.tobytes()
+    tables = _TABLES.get(key)
+    if tables is None:
+        e1 = TRANSITION @ v0
+        v1 = best_keep_value(e1)
+        e2 = TRANSITION @ v1
+        v2 = best_keep_value(e2)
+        tables = TurnTables((v0, v1, v2), (e1, e2), float(TRANSITION[FRESH] @ v2))
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.clear()
+        _TABLES[key] = tables
+    return tables
 
 
 @dataclass(frozen=True)

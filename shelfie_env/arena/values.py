@@ -16,18 +16,27 @@ from pathlib import Path
 
 import numpy as np
 
-from shelfie_env.bots.learned.afterstate import AfterstateNet
+from shelfie_env.arena.luck import turn_tables
+from shelfie_env.bots.learned.afterstate import SCORE_SCALE, AfterstateNet
 from shelfie_env.bots.learned.value import LearnedContext, load_value_bot, shipped_td_model
 from shelfie_env.bots.planner.evaluation import Context, Weights
+from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS
 from shelfie_env.bots.planner.search import placement_values
 from shelfie_env.game.engine import Game
+from shelfie_env.game.scoring import FULL
 
 VALUE_FUNCTIONS = ("td", "planner")
 """Names :func:`make_value` accepts (``td:path=MODEL`` names a model file)."""
 
 
 class TDValue:
-    """Placement values of a ``td`` after-state network (exact rank reward where the game ends)."""
+    """Placement values of a ``td`` after-state network, exact where the game's end is known.
+
+    Placements that end the game get their exact rank reward. At two players, a
+    placement that triggers the end leaves the rival exactly one last turn, whose
+    outcome is also computed exactly (the rival plays its turn for the best rank
+    reward, exactly over its dice) instead of being read from the network.
+    """
 
     def __init__(self, num_players: int, path: str | Path | None = None) -> None:
         bot = load_value_bot(path if path is not None else shipped_td_model(num_players), num_players)
@@ -35,9 +44,52 @@ class TDValue:
         self.net = AfterstateNet([(w, b) for w, b in layers], num_players, margin_coef=0.0)
         self.name = "td" if path is None else f"td:path={Path(path).name}"
         self.num_players = num_players
+        self._last_turns: dict[tuple[int, int, int, tuple[tuple[int, ...], ...]], np.ndarray] = {}
 
     def placement_values(self, game: Game) -> np.ndarray:
-        return placement_values(LearnedContext(game, self.net.values_of(game)))
+        ((values, block),) = self.net.turns_many([game])
+        if game.num_players == 2:
+            self._exact_last_turns(game, values, block.features, block.over, block.index)
+        return placement_values(LearnedContext(game, values))
+
+    def _exact_last_turns(
+        self, game: Game, values: np.ndarray, feats: np.ndarray, over: np.ndarray, index: np.ndarray
+    ) -> None:
+        """Replace the network's value of every placement that leaves the rival one last turn (2 players)."""
+        last = (feats[:, 62 * 2] > 0.5) & ~over
+        for i in np.flatnonzero(last):
+            circled = int(feats[i, 50:75] @ _POW25)
+            crossed = int(feats[i, 75:100] @ _POW25)
+            mine = int(round(float(feats[i, 120]) * SCORE_SCALE))
+            values[index[i]] = -self._rival_last_turn(game, circled, crossed, mine)
+
+    def _rival_last_turn(self, game: Game, circled: int, crossed: int, score: int) -> float:
+        """The rival's expected rank reward from its last turn (shelf ``circled``/``crossed``) against ``score``."""
+        key = (circled, crossed, score, game.table.points)
+        cached = self._last_turns.get(key)
+        if cached is None:
+            best = best_final_scores(game, circled, crossed)
+            cached = np.array(turn_tables(np.sign(best - score).astype(np.float64)).fresh)
+            self._last_turns[key] = cached
+        return float(cached)
+
+
+_POW25 = (1 << np.arange(25)).astype(np.float64)
+
+
+def best_final_scores(game: Game, circled: int, crossed: int) -> np.ndarray:
+    """``(462,)``: the best score a shelf ``circled``/``crossed`` reaches with each final dice multiset
+    (the best circle set it can make, or its score unchanged when it must cross out a row)."""
+    table = game.table
+    now = table.score(circled)
+    free = FULL & ~(circled | crossed)
+    sel = np.flatnonzero((SET_MASKS & ~free) == 0)
+    if sel.size == 0:
+        return np.full(FEASIBLE.shape[0], now, dtype=np.int64)
+    scores = np.array([table.score(circled | int(m)) for m in SET_MASKS[sel]], dtype=np.int64)
+    masked = np.where(FEASIBLE[:, sel], scores[None, :], -1)
+    best = masked.max(axis=1)
+    return np.where(best < 0, now, best)
 
 
 class PlannerValue:
