@@ -24,7 +24,9 @@ from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_kind, actio
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.render import render_text
+from shelfie_env.play.labels import bot_label
 from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
+from shelfie_env.play.options import replay_file
 from shelfie_env.play.terminal import _fail, _use_color, describe, final_report
 
 ROLL_KEYS = ("dice", "roll", "faces")
@@ -116,8 +118,10 @@ def seat_names(data: dict[str, Any], num_players: int) -> list[str]:
             name = s
         elif isinstance(s, dict):
             name = s.get("name") if isinstance(s.get("name"), str) else None
-            if not name and isinstance(s.get("bot"), str):
-                name = f"{s['bot']} bot"
+            bot = s.get("bot") if isinstance(s.get("bot"), str) and s["bot"].strip() else None
+            if bot is not None and (not name or name.strip() in (bot.strip(), f"{bot.strip()} bot")):
+                label = bot_label(bot)
+                name = label if label != bot.strip() else f"{label} bot"
         names.append(" ".join(name.split()) if name and name.strip() else f"player {i + 1}")
     return [
         f"{n} (player {i + 1})" if names.count(n) > 1 and n != f"player {i + 1}" else n
@@ -130,6 +134,8 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``shelfie replay``."""
     parser.add_argument(
         "file",
+        type=replay_file,
+        metavar="FILE",
         help='replay JSON: {"version": 1, "seats"?, "initial_state", "actions", "states"?, "final_state"?}',
     )
     parser.add_argument("--no-color", action="store_true", help="plain text")

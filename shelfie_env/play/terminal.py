@@ -37,6 +37,8 @@ from shelfie_env.game.actions import (
 from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
 from shelfie_env.game.render import player_label, render_text, result_line
+from shelfie_env.play import options
+from shelfie_env.play.labels import bot_label
 from shelfie_env.play.narration import Voice, notices
 
 # --------------------------------------------------------------------------- words
@@ -500,56 +502,51 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     return bot
 
 
-DEFAULT_BOTS = ("td", "ppo")
-"""The learned bots a table gets by default, strongest first (``td`` beats ``ppo`` 51.9 % of 2-player games)."""
-
-
-def default_bot(num_players: int, out: TextIO) -> tuple[str, Any]:
-    """The first of :data:`DEFAULT_BOTS` with a shipped model for this table size, built; else
-    ``("greedy", None)`` after a one-line notice on ``out``."""
-    from shelfie_env import bots
-
-    for name in DEFAULT_BOTS:
-        if num_players in bots.table_sizes(name):
-            try:
-                return name, bots.make(name, num_players=num_players)
-            except FileNotFoundError:  # the model went missing from this installation
-                continue
-    shipped = sorted({n for name in DEFAULT_BOTS for n in bots.table_sizes(name)})
-    out.write(
-        f"(no learned model ships for {num_players}-player games, only for {', '.join(map(str, shipped))} "
-        "players; playing against greedy)\n"
-    )
-    return "greedy", None
+DEFAULT_BOT = "td"
+"""The opponent of every seat unless the command names one: the shipped self-taught bot,
+with the model of the table's size (``td_2p``, ``td_3p``, ``td_4p``)."""
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``shelfie play``."""
+    """Options of ``shelfie play`` (each value is checked as it is parsed, see :mod:`.options`)."""
     parser.add_argument(
-        "--players", type=int, default=None, help="players in total, 1-4 (default 2; 1 = solo)"
+        "--players", type=options.players, default=None, help="players in total, 1-4 (default 2; 1 = solo)"
     )
     who = parser.add_mutually_exclusive_group()
-    who.add_argument("--opponents", default=None, help="comma-separated bot names, e.g. greedy,random")
+    who.add_argument(
+        "--opponents", type=options.bot_list, default=None, help="comma-separated bot names, e.g. greedy,random"
+    )
     who.add_argument(
         "--opponent",
         action="append",
+        type=options.bot_spec,
         metavar="SPEC",
         default=None,
         help="one opponent seat per flag, a bot spec with options, e.g. --opponent ppo:path=runs/x/best.zip",
     )
     who.add_argument(
         "--bot",
+        type=options.bot_spec,
         default=None,
-        help="bot spec for every opponent seat, e.g. planner or ppo:path=my.npz (default: ppo if shipped, else greedy)",
+        help=f"bot spec for every opponent seat, e.g. planner or ppo:path=my.npz (default: {DEFAULT_BOT}, "
+        "the shipped self-taught bot for the table's size)",
     )
-    parser.add_argument("--seat", type=int, default=1, help="your seat, 1-based (seat 1 starts; default 1)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the dice (and random bots)")
-    parser.add_argument("--name", default=None, help="your name on the table")
+    parser.add_argument(
+        "--seat", type=options.seat, default=1, help="your seat, 1-based (seat 1 starts; default 1)"
+    )
+    parser.add_argument(
+        "--seed", type=options.seed, default=None, help="seed for the dice (and random bots), 0 or more"
+    )
+    parser.add_argument(
+        "--name", type=options.player_name, default=None,
+        help=f"your name on the table (at most {options.MAX_NAME} characters)",
+    )
     parser.add_argument(
         "--no-color", action="store_true", help="plain text (also automatic when not a terminal)"
     )
     parser.add_argument(
-        "--replay", metavar="FILE", default=None, help="show a saved replay instead of playing"
+        "--replay", type=options.replay_file, metavar="FILE", default=None,
+        help="show a saved replay instead of playing",
     )
 
 
@@ -567,15 +564,15 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         from shelfie_env.play.replay import run_replay
 
         return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out)
-    preloaded: Any = None  # the default bot, already loaded while choosing it
     listed = getattr(args, "opponent", None)
     if args.opponents is not None or listed:
+        option = "--opponent" if listed else "--opponents"
         names = listed or [n.strip() for n in args.opponents.split(",") if n.strip()]
         if not names:
             return _fail("--opponents needs at least one bot name, e.g. --opponents greedy")
         players = len(names) + 1
         if players > MAX_PLAYERS:
-            return _fail(f"at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
+            return _fail(f"{option}: at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
         if args.players is not None and args.players != players:
             return _fail(
                 f"--players {args.players} does not match {len(names)} opponents (+ you = {players})"
@@ -584,16 +581,15 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         players = 2 if args.players is None else args.players
         if not 1 <= players <= MAX_PLAYERS:
             return _fail(f"--players must be 1-{MAX_PLAYERS}, got {players}")
-        if not 1 <= args.seat <= players:
-            return _fail(f"--seat must be 1-{players}, got {args.seat}")
-        bot_name = args.bot or "greedy"
-        if not args.bot and players > 1:
-            bot_name, preloaded = default_bot(players, out)
-        names = [bot_name] * (players - 1)
+        option = "--bot" if args.bot else "the default opponent"
+        names = [args.bot or DEFAULT_BOT] * (players - 1)
     if not 1 <= args.seat <= players:
         return _fail(f"--seat must be 1-{players}, got {args.seat}")
+    if args.seed is not None and args.seed < 0:
+        return _fail(f"--seed must be 0 or more, got {args.seed}")
     human = args.seat - 1
     seats: list[Seat] = []
+    shared: dict[str, Any] = {}  # the default opponent plays every seat from one loaded model
     it = iter(names)
     for p in range(players):
         if p == human:
@@ -601,14 +597,16 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
             seats.append(Seat(label))
             continue
         bot_name = next(it)
-        if preloaded is not None:
-            bot = preloaded  # deterministic policy: one instance can serve every seat
-        else:
-            try:
+        try:
+            if bot_name in shared:
+                bot = shared[bot_name]
+            else:
                 bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p, players)
-            except (ValueError, ImportError) as exc:
-                return _fail(f"bot {bot_name!r} cannot play this table: {exc}")
-        seats.append(Seat(f"{bot_name} (player {p + 1})", bot, bot_name))
+                if option == "the default opponent":
+                    shared[bot_name] = bot
+        except (ValueError, ImportError) as exc:
+            return _fail(f"{option}: bot {bot_name!r} cannot play this table: {exc}")
+        seats.append(Seat(f"{bot_label(bot_name)} (player {p + 1})", bot, bot_name))
     game = Game.new(players, rng=args.seed)
     interactive = bool(getattr(inp, "isatty", lambda: False)())
     tg = TerminalGame(game, seats, human, inp, out, color=_use_color(args, out), echo=not interactive)
