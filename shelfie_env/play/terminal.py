@@ -312,7 +312,7 @@ class TerminalGame:
 
     def report(self, line: str, caused: list[str]) -> None:
         """Print a move and then its consequences, indented under it."""
-        self.say(line)
+        self.say(wrap(line, self.columns(), "  "))
         for text in caused:
             self.say(wrap(text, self.columns(), "    ", "  "))
 
@@ -322,7 +322,7 @@ class TerminalGame:
         p = g.current
         seat = self.seats[p]
         if g.phase == REROLL and g.rolls_left == ROLLS_PER_TURN:
-            self.say(f"{self.who(p)} rolled {_dice_words(g.dice)}")
+            self.say(wrap(f"{self.who(p)} rolled {_dice_words(g.dice)}", self.columns(), "  "))
         while not g.over and g.current == p:
             try:
                 action = seat.bot.act_game(g) if hasattr(seat.bot, "act_game") else seat.bot.act(g.to_dict())
@@ -422,7 +422,7 @@ class TerminalGame:
             if typed and sorted(typed) != canon:
                 line_out += f" (the same move as {','.join(sorted(typed))}: equal dice are interchangeable)"
             line_out += f" -> {_dice_words(g.dice)}"
-        self.report(wrap(line_out, self.columns(), "  "), caused)
+        self.report(line_out, caused)
         if not g.over:
             self.show()
         return True
@@ -474,7 +474,7 @@ class TerminalGame:
                 return 0
         self.show(status=False)
         self.say()
-        self.say(final_report(self.game, self.names, self.human))
+        self.say(final_report(self.game, self.names, self.human, self.columns()))
         return 0
 
 
@@ -508,23 +508,36 @@ def _hint_notes(hints: Sequence[Any]) -> list[str]:
     return [note for key, note in HINT_NOTES.items() if f"({key}" in reasons]
 
 
-def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | None = None) -> str:
-    """Per-row/column points of every player and their totals, then the one-line result."""
+def final_report(
+    game: Game, names: Sequence[str] | None = None, viewer: int | None = None, width: int | None = None
+) -> str:
+    """Per-row/column points of every player and their totals, then the one-line result.
+
+    When the table is wider than ``width`` it is split in two: the rows, then the columns
+    and the totals."""
     head = ["player"] + list(SYMBOL_PLURALS) + [f"col{c + 1}" for c in range(5)] + ["total"]
     rows = []
     for p in range(game.num_players):
         b = game.table.breakdown(game.circled[p])
         rows.append([player_label(game, p, viewer, names)] + [str(v) for v in b["rows"] + b["cols"]]
                     + [str(game.score(p))])
-    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
-
-    def fmt(r: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-
-    lines = ["Final score breakdown (rows and columns with at least 3 circles score):", fmt(head)]
-    lines += [fmt(r) for r in rows]
-    lines += ["", result_line(game, viewer, names)]
+    lines = ["Final score breakdown (rows and columns with at least 3 circles score):"]
+    whole = _columns_text([head] + rows)
+    if width is None or max(len(line) for line in whole) <= width:
+        lines += whole
+    else:
+        lines += _columns_text([[r[0]] + r[1:6] for r in [head] + rows])
+        lines.append("")
+        lines += _columns_text([[r[0]] + r[6:] for r in [head] + rows])
+    lines += ["", wrap(result_line(game, viewer, names), width, "  ")]
     return "\n".join(lines)
+
+
+def _columns_text(table: list[list[str]]) -> list[str]:
+    """The rows of ``table`` as aligned text: the first column left, the others right."""
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in table]
 
 
 # --------------------------------------------------------------------------- play setup

@@ -101,7 +101,7 @@ def summary(turn: Turn, who: Callable[[int], str]) -> str:
             flush()
             if kind == "reroll":
                 n = bin(move.action).count("1")
-                parts.append(f"rerolled {n} -> {dice_words(move.dice or [])}")
+                parts.append(f"rerolled {n} {'die' if n == 1 else 'dice'} -> {dice_words(move.dice or [])}")
             elif kind == "cross":
                 parts.append(describe(move.action))
         told += [t for t in move.caused if not t.startswith(TURN_OVER)]
