@@ -126,7 +126,7 @@ def test_hint_command_says_whether_hints_exist() -> None:
 def test_solo_game_has_no_bots_and_bad_setups_fail(capsys: pytest.CaptureFixture[str]) -> None:
     text = run_lines(["quit"], "--players", "1", "--seed", "4")
     assert "player 1 (you)" in text and "player 2" not in text
-    for args in (["--players", "5"], ["--opponents", "greedy,greedy,greedy,greedy"], ["--players", "3",
+    for args in (["--opponents", "greedy,greedy,greedy,greedy"], ["--players", "3",
                  "--opponents", "greedy"], ["--seat", "3", "--bot", "greedy"], ["--opponents", "nosuchbot"]):
         assert (
             terminal.run_play(cli.build_parser().parse_args(["play", *args]), io.StringIO(""), io.StringIO()) == 2

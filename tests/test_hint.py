@@ -34,7 +34,7 @@ def test_hint_returns_k_sorted_legal_entries(state: dict) -> None:
     assert len(hints) == min(3, len(legal))
     values = action_values(game)
     for h in hints:
-        assert set(h) == {"action", "name", "value", "reason"}
+        assert set(h) == {"action", "name", "value", "reason", "target", "chance"}
         assert type(h["action"]) is int and h["action"] in legal
         assert h["name"] == action_name(h["action"])
         assert isinstance(h["value"], float) and h["value"] == pytest.approx(values[h["action"]], abs=0.01)

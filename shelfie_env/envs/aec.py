@@ -20,6 +20,7 @@ from shelfie_env.envs.common import (
     final_rewards,
     game_dice,
     game_from_state,
+    is_action_id,
     observation_box,
     observation_dict,
     score_bound,
@@ -74,7 +75,7 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
         raw = self._raw
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and done) or raw.action_space(agent).contains(action), (
+        assert (action is None and done) or is_action_id(action), (
             f"action {action!r} of {agent} is not in the action space: an integer id 0..{NUM_ACTIONS - 1}"
             + ("" if done else " (None is only for terminated agents)")
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from shelfie_env.envs.observation import SCORE_SCALE, ObservationEncoder, legal_
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import DiceTape, check_dice_mode
 from shelfie_env.game.engine import MAX_PLAYERS, OVER, DiceSource, Game
-from shelfie_env.game.errors import InvalidStateError
+from shelfie_env.game.errors import IllegalActionError, InvalidStateError
 from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
 
 DEFAULT_TABLE = ScoreTable(DEFAULT_POINTS)
@@ -123,3 +124,55 @@ def observation_dict(encoder: ObservationEncoder, game: Game, seat: int) -> dict
     else:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     return {"observation": obs, "action_mask": mask}
+
+
+def is_action_id(action: Any) -> bool:
+    """Whether ``action`` is an integer action id 0..119 (a Python or numpy int, not a bool).
+
+    Never raises: huge ints, floats, ``None`` and other objects are simply not ids.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        return False
+    try:
+        a = operator.index(action)
+    except TypeError:
+        return False
+    return 0 <= a < NUM_ACTIONS
+
+
+def action_array(actions: Any, num_envs: int) -> np.ndarray:
+    """``actions`` as an ``int64`` array of ``num_envs`` ids, or an error saying what is wrong.
+
+    A wrong shape raises ``ValueError``; an entry that is not an integer id 0..119 (a huge
+    or negative int, a float, ``None``, a bool in a list) raises :class:`IllegalActionError`
+    naming its game.
+    """
+    if isinstance(actions, np.ndarray) and actions.dtype == np.int64 and actions.shape == (num_envs,):
+        bad = np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))
+        if bad.size:
+            _refuse(actions[bad[0]].item(), int(bad[0]))
+        return actions
+    if isinstance(actions, np.ndarray) and actions.dtype.kind in "iu":
+        raw: Any = actions
+    else:
+        raw = np.empty(0, dtype=object)
+        try:
+            raw = np.array(actions, dtype=object)
+        except ValueError:  # ragged nesting
+            pass
+    if raw.shape != (num_envs,):
+        raise ValueError(f"actions must be {num_envs} integer ids (shape ({num_envs},)), got shape {raw.shape}")
+    for i, a in enumerate(raw.tolist()):
+        if not is_action_id(a):
+            _refuse(a, i)
+    return np.asarray(raw.tolist(), dtype=np.int64)
+
+
+def _refuse(action: Any, game: int) -> None:
+    if isinstance(action, (bool, np.bool_)):
+        why = "an action must be an integer id 0..119, not a bool"
+    elif isinstance(action, (int, np.integer)):
+        why = f"action ids are 0..{NUM_ACTIONS - 1}"
+    else:
+        why = f"an action must be an integer id 0..{NUM_ACTIONS - 1}, not {type(action).__name__}"
+    raise IllegalActionError(action, f"in game {game}: {why}")

@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from shelfie_env.bots import Bot
-from shelfie_env.envs.common import observation_box, score_bound
+from shelfie_env.envs.common import action_array, observation_box, score_bound
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
 
@@ -76,10 +76,9 @@ class ShelfieVecEnv(VecEnv):
         return self.core.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        acts = np.asarray(actions)
-        if acts.size != self.num_envs or not np.issubdtype(acts.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integer ids, got {acts.dtype}{acts.shape}")
-        self._actions = acts.reshape(self.num_envs).astype(np.int64)
+        if isinstance(actions, np.ndarray) and actions.size == self.num_envs:
+            actions = actions.reshape(self.num_envs)  # SB3 may pass shape (N, 1)
+        self._actions = action_array(actions, self.num_envs)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._actions is None:

@@ -52,6 +52,7 @@ from shelfie_env.bots.greedy.scalar import GreedyBot
 from shelfie_env.bots.random_bot import RandomBot
 from shelfie_env.envs.common import (
     REWARD_MODES,
+    action_array,
     check_num_players,
     check_reward_mode,
     observation_box,
@@ -282,11 +283,7 @@ class _ShelfieVectorEnv(VectorEnv):
         return self.core.observe(), {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
-            raise ValueError(
-                f"actions must be integer ids of shape ({self.num_envs},), got {acts.dtype}{acts.shape}"
-            )
+        acts = action_array(actions, self.num_envs)
         core = self.core
         if self.autoreset_mode == AutoresetMode.DISABLED and (core.batch.done).any():
             raise RuntimeError(

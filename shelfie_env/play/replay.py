@@ -7,7 +7,9 @@ tolerantly: an entry may be an action id, a name, or an object with ``seat``,
 ``action``, ``name``, the dice showing after it (``dice``/``roll``/``faces``),
 the state after it (``state``, as in the web table's move log) and that log's
 ``events`` (``rolled``: a reroll's new faces, ``opening``: a turn's first
-roll); unknown fields are ignored.
+roll); unknown fields are ignored. Every move is checked against the rules and the
+stored positions (:mod:`shelfie_env.play.replay_check`); the first that fails stops the
+replay with its number and why.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_kind, actio
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.render import render_text
+from shelfie_env.play.labels import bot_label
 from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
+from shelfie_env.play.options import replay_file
+from shelfie_env.play.replay_check import ReplayError, check_final, check_move
 from shelfie_env.play.terminal import _fail, _use_color, describe, final_report
 
 ROLL_KEYS = ("dice", "roll", "faces")
@@ -116,8 +121,10 @@ def seat_names(data: dict[str, Any], num_players: int) -> list[str]:
             name = s
         elif isinstance(s, dict):
             name = s.get("name") if isinstance(s.get("name"), str) else None
-            if not name and isinstance(s.get("bot"), str):
-                name = f"{s['bot']} bot"
+            bot = s.get("bot") if isinstance(s.get("bot"), str) and s["bot"].strip() else None
+            if bot is not None and (not name or name.strip() in (bot.strip(), f"{bot.strip()} bot")):
+                label = bot_label(bot)
+                name = label if label != bot.strip() else f"{label} bot"
         names.append(" ".join(name.split()) if name and name.strip() else f"player {i + 1}")
     return [
         f"{n} (player {i + 1})" if names.count(n) > 1 and n != f"player {i + 1}" else n
@@ -130,6 +137,8 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``shelfie replay``."""
     parser.add_argument(
         "file",
+        type=replay_file,
+        metavar="FILE",
         help='replay JSON: {"version": 1, "seats"?, "initial_state", "actions", "states"?, "final_state"?}',
     )
     parser.add_argument("--no-color", action="store_true", help="plain text")
@@ -156,6 +165,10 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
     moves = [read_move(e) for e in actions]
     try:
         text = _show(data, moves, _use_color(args, out), bool(getattr(args, "every_move", False)))
+    except ReplayError as exc:
+        out.write(getattr(exc, "shown", ""))
+        out.flush()
+        return _fail(f"bad replay {args.file}: {exc}; the replay stops here")
     except (InvalidStateError, ValueError, TypeError) as exc:
         return _fail(f"bad replay {args.file}: {exc}")
     if text is None:
@@ -166,7 +179,11 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool = False) -> str | None:
     """The whole replay as text (the table after each turn, or after each move with
-    ``every_move``); None when the file holds no position at all."""
+    ``every_move``); None when the file holds no position at all.
+
+    Every move is checked (:mod:`.replay_check`); the first one refuted raises
+    :class:`ReplayError` whose ``shown`` holds the text up to that move.
+    """
     states = data.get("states") if isinstance(data.get("states"), list) else []
     initial = data.get("initial_state")
     start = Game.from_dict(initial) if initial is not None else None
@@ -175,6 +192,11 @@ def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool
     after = [Game.from_dict(s) for s in states]
     if len(after) == len(moves) + 1:  # the first stored state is the starting position
         start, after = after[0], after[1:]
+    elif after and len(after) != len(moves):
+        raise ReplayError(
+            f"'states' holds {len(after)} positions for {len(moves)} moves "
+            "(one after each move, optionally preceded by the starting position)"
+        )
     final_state = data.get("final_state")
     final = Game.from_dict(final_state) if final_state is not None else (after[-1] if after else start)
     if final is None:
@@ -192,24 +214,43 @@ def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool
         lines.append("(this replay stores no position after each move: the moves were)")
     previous = start
     for j, move in enumerate(moves):
-        now = after[j] if stepwise else None
+        stored = after[j] if stepwise else None
         if previous is not None and previous.phase == REROLL and previous.rolls_left == ROLLS_PER_TURN:
             lines.append(f"{names[previous.current]} rolled {_dice_words(previous.dice)}")
         elif previous is None and move.opening is not None and move.seat in range(len(names)):
             lines.append(f"{names[move.seat]} rolled {_dice_words(move.opening)}")
+        now = stored
+        if previous is not None:
+            try:
+                now = check_move(j + 1, _mover(move, previous, names), previous, move.action, move.name,
+                                 move.seat, stored, move.roll)
+            except ReplayError as exc:
+                exc.shown = "\n".join(lines) + "\n"
+                raise
         lines.append(_move_line(move, previous, now, names))
         ended = False
-        if previous is not None and now is not None and move.action in previous.legal_actions():
+        if previous is not None and now is not None and move.action is not None:
             lines += ["  " + t for t in notices(previous, now, move.action, Voice(names))]
             ended = turn_ended(previous, now, move.action)
-        if now is not None and (every_move or ended or now.over or j == len(moves) - 1):
-            lines += ["", board(now), ""]
+        if stored is not None and (every_move or ended or stored.over or j == len(moves) - 1):
+            lines += ["", board(stored), ""]
         previous = now
+    if previous is not None and final_state is not None and moves:
+        try:
+            check_final(final, previous, f"move {len(moves)}")
+        except ReplayError as exc:
+            exc.shown = "\n".join(lines) + "\n"
+            raise
     if not stepwise:
         lines += ["", "Final position:", "", board(final), ""]
     if final.over:
         lines += [final_report(final, names), ""]
     return "\n".join(lines) + "\n"
+
+
+def _mover(move: Move, before: Game | None, names: Sequence[str]) -> str:
+    seat = move.seat if move.seat is not None else (before.current if before is not None else None)
+    return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
 
 
 def _players_line(data: dict[str, Any], names: Sequence[str]) -> str:
@@ -220,8 +261,7 @@ def _players_line(data: dict[str, Any], names: Sequence[str]) -> str:
 
 
 def _move_line(move: Move, before: Game | None, after: Game | None, names: Sequence[str]) -> str:
-    seat = move.seat if move.seat is not None else (before.current if before is not None else None)
-    who = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+    who = _mover(move, before, names)
     text = f"{who} {describe(move.action)}" if move.action is not None else f"{who}: {move.name}"
     dice = move.roll if move.roll is not None else (after.dice if after is not None else None)
     if dice is not None and move.action is not None and action_kind(move.action) == "reroll":

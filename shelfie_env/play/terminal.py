@@ -36,8 +36,12 @@ from shelfie_env.game.actions import (
 )
 from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
-from shelfie_env.game.render import player_label, render_text, result_line
+from shelfie_env.game.render import player_label, result_line
+from shelfie_env.play import options
+from shelfie_env.play.labels import bot_label
+from shelfie_env.play.layout import table_text, terminal_width, wrap, wrap_list
 from shelfie_env.play.narration import Voice, notices
+from shelfie_env.play.turns import TurnLog, describe, move_lines, summary
 
 # --------------------------------------------------------------------------- words
 _SYMBOL_WORDS: dict[str, int] = {}
@@ -73,6 +77,7 @@ COMMANDS = {
     "help": "help", "?": "help", "h": "help",
     "board": "board", "b": "board", "show": "board",
     "moves": "moves", "legal": "moves", "m": "moves",
+    "last": "last", "l": "last", "recent": "last",
     "quit": "quit", "q": "quit", "exit": "quit",
 }
 
@@ -92,6 +97,7 @@ Commands (first word may be abbreviated as shown in brackets):
   cross books      [x]  cross out a row (only when nothing can be circled)
   hint                  suggest good moves (needs the planner)
   board            [b]  show the table again
+  last             [l]  the recent turns again, move by move ("last 6": six turns)
   moves            [m]  list the legal commands
   help             [?]  this text
   quit             [q]  leave the game
@@ -243,21 +249,6 @@ def legal_commands(game: Game) -> list[str]:
     return [command_for(a) for a in game.legal_actions()]
 
 
-def describe(action: int) -> str:
-    """Past-tense log text of an action, e.g. ``"circled cat #3 +joker"``."""
-    kind = action_kind(action)
-    name = action_name(action)
-    if kind == "stop":
-        return "kept the dice"
-    if kind == "reroll":
-        return "rerolled" + name[len("reroll"):]
-    if kind == "circle":
-        return "circled" + name[len("circle"):]
-    if kind == "end":
-        return "ended the turn"
-    return "crossed out" + name[len("cross out"):]
-
-
 # --------------------------------------------------------------------------- game loop
 @dataclass
 class Seat:
@@ -282,18 +273,28 @@ class TerminalGame:
     reader: Callable[[str], str] | None = None
     """Reads a line after showing the prompt (``input`` with readline when interactive);
     raises ``EOFError`` at the end. ``None``: write the prompt to ``out``, read ``inp``."""
+    width: int | Callable[[], int] | None = None
+    """Columns to fit: shelves side by side where they fit, lines wrapped between words.
+    A callable is asked before each table (a terminal can be resized); ``None`` (a pipe):
+    shelves stacked and one line per ``legal:`` list, for scripts."""
+    log: TurnLog = field(default_factory=TurnLog)
+    seen: int = 0
+    """How many turns of :attr:`log` the person has been shown a summary of."""
 
     @property
     def names(self) -> list[str]:
         return [s.label for s in self.seats]
 
+    def columns(self) -> int | None:
+        return self.width() if callable(self.width) else self.width
+
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def show(self) -> None:
+    def show(self, status: bool = True) -> None:
         self.say()
-        self.say(render_text(self.game, self.human, self.color, self.names))
+        self.say(table_text(self.game, self.human, self.color, self.names, self.columns(), status))
 
     def who(self, p: int) -> str:
         return player_label(self.game, p, self.human, self.names)
@@ -305,13 +306,15 @@ class TerminalGame:
         g = self.game
         before = g.clone()
         g.step(action)
-        return notices(before, g, action, Voice(self.names, self.human))
+        caused = notices(before, g, action, Voice(self.names, self.human))
+        self.log.record(before, action, g, caused)
+        return caused
 
     def report(self, line: str, caused: list[str]) -> None:
         """Print a move and then its consequences, indented under it."""
-        self.say(line)
+        self.say(wrap(line, self.columns(), "  "))
         for text in caused:
-            self.say("  " + text)
+            self.say(wrap(text, self.columns(), "    ", "  "))
 
     def bot_turn(self) -> None:
         """Let the bot on turn play until its turn ends, logging each decision."""
@@ -319,7 +322,7 @@ class TerminalGame:
         p = g.current
         seat = self.seats[p]
         if g.phase == REROLL and g.rolls_left == ROLLS_PER_TURN:
-            self.say(f"{self.who(p)} rolled {_dice_words(g.dice)}")
+            self.say(wrap(f"{self.who(p)} rolled {_dice_words(g.dice)}", self.columns(), "  "))
         while not g.over and g.current == p:
             try:
                 action = seat.bot.act_game(g) if hasattr(seat.bot, "act_game") else seat.bot.act(g.to_dict())
@@ -335,10 +338,40 @@ class TerminalGame:
                 line += f" -> {_dice_words(g.dice)}"
             self.report(line, caused)
 
+    def recap(self) -> None:
+        """The others' turns since the person last saw a summary, one sentence each, just
+        above the prompt (the table printed before them may have pushed them off screen)."""
+        turns = [t for t in self.log.since(self.seen) if t.seat != self.human]
+        self.seen = len(self.log.turns)
+        if not turns:
+            return
+        self.say("Since your last turn:" if any(t.seat == self.human for t in self.log.turns) else "So far:")
+        for t in turns:
+            self.say(wrap(summary(t, self.who), self.columns(), "    ", "  - "))
+
+    def show_last(self, args: list[str]) -> None:
+        """The ``last`` command: every move of the last round's turns (or of the last N turns)."""
+        n = self.game.num_players
+        if args:
+            if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
+                self.say("? say how many turns, e.g. 'last 4' (default: one round)")
+                return
+            n = int(args[0])
+        turns = self.log.recent(n)
+        if not turns:
+            self.say("No turn has been played yet.")
+            return
+        self.say(f"The last {len(turns)} turn{'s' if len(turns) != 1 else ''}, oldest first:")
+        for t in turns:
+            self.say()
+            for line in move_lines(t, self.who):
+                indent = "    " if line.startswith("  ") else "  "
+                self.say(wrap(line.strip(), self.columns(), indent + "  ", indent))
+
     def human_turn(self) -> bool:
         """Read and play one command; return False when the person quits (or EOF)."""
         g = self.game
-        self.say("legal: " + " | ".join(legal_commands(g)))
+        self.say(wrap_list("legal: ", legal_commands(g), self.columns()))
         line = self.read_line(f"{self.who(g.current)}> ")
         if not line:
             self.say()
@@ -351,7 +384,7 @@ class TerminalGame:
         try:
             kind, action = parse_command(g, line)
         except CommandError as exc:
-            self.say(f"? {exc}")
+            self.say(wrap(str(exc), self.columns(), "  ", "? "))
             return True
         if kind == "quit":
             self.say("Leaving the game.")
@@ -362,8 +395,11 @@ class TerminalGame:
         if kind == "board":
             self.show()
             return True
+        if kind == "last":
+            self.show_last(line.split()[1:])
+            return True
         if kind == "moves":
-            self.say("legal: " + " | ".join(command_for(a) for a in g.legal_actions()))
+            self.say(wrap_list("legal: ", [command_for(a) for a in g.legal_actions()], self.columns()))
             return True
         if kind == "hint":
             self.show_hint()
@@ -377,7 +413,7 @@ class TerminalGame:
                 tip = " (type 'stop' to keep these dice first)"
             elif g.phase == CROSS and kind == "circle":
                 tip = " (nothing can be circled: cross out a row, e.g. '" + legal_commands(g)[0] + "')"
-            self.say(f"? {action_name(action)} is not possible: {exc.reason}{tip}")
+            self.say(wrap(f"{action_name(action)} is not possible: {exc.reason}{tip}", self.columns(), "  ", "? "))
             return True
         line_out = f"{self.who(self.human if self.human is not None else 0)} {describe(action)}"
         if kind == "reroll":
@@ -416,8 +452,14 @@ class TerminalGame:
             self.say(f"The hint engine failed: {exc}")
             return
         self.say("Hints (best first):")
+        width = self.columns()
         for i, h in enumerate(hints, 1):
-            self.say(f"  {i}. {_hint_text(h)}")
+            head, reason = _hint_text(h)
+            self.say(wrap(head, width, "     ", f"  {i}. "))
+            if reason:
+                self.say(wrap(reason, width, "     ", "     "))
+        for note in _hint_notes(hints):
+            self.say(wrap(note, width, "  ", "  "))
 
     def play(self) -> int:
         """Run the game to its end (or until the person quits); return 0."""
@@ -427,12 +469,12 @@ class TerminalGame:
                 self.bot_turn()
                 if not self.game.over and self.seats[self.game.current].bot is None:
                     self.show()
+                    self.recap()
             elif not self.human_turn():
                 return 0
+        self.show(status=False)
         self.say()
-        self.say(render_text(self.game, self.human, self.color, self.names, status=False))
-        self.say()
-        self.say(final_report(self.game, self.names, self.human))
+        self.say(final_report(self.game, self.names, self.human, self.columns()))
         return 0
 
 
@@ -440,37 +482,62 @@ def _dice_words(dice: Sequence[int]) -> str:
     return " ".join(FACE_NAMES[d] for d in dice)
 
 
-def _hint_text(h: Any) -> str:
+def _hint_text(h: Any) -> tuple[str, str]:
+    """A hint as ``(move and what to type, reason)``."""
     if isinstance(h, dict):
         action = h.get("action")
         name = h.get("name") or (action_name(action) if isinstance(action, int) else str(action))
         cmd = f" (type: {command_for(action)})" if isinstance(action, int) and 0 <= action < 120 else ""
-        value = h.get("value")
-        val = f", value {value:.2f}" if isinstance(value, (int, float)) else ""
-        reason = f": {h['reason']}" if h.get("reason") else ""
-        return f"{name}{cmd}{val}{reason}"
+        return f"{name}{cmd}", str(h.get("reason") or "")
     if isinstance(h, (tuple, list)) and h and isinstance(h[0], int):
-        return " ".join([action_name(h[0])] + [str(x) for x in h[1:]])
-    return str(h)
+        return " ".join([action_name(h[0])] + [str(x) for x in h[1:]]), ""
+    return str(h), ""
 
 
-def final_report(game: Game, names: Sequence[str] | None = None, viewer: int | None = None) -> str:
-    """Per-row/column points of every player and their totals, then the one-line result."""
+HINT_NOTES = {
+    "win chance": "win chance: the planner's estimate of your chance to win after that move, "
+    "if you play on as it would.",
+    "rank edge": "rank edge: the planner's estimate of where you finish, from -1 (last) to +1 (first).",
+    "EV ": "EV: the final score the planner expects after that move.",
+}
+
+
+def _hint_notes(hints: Sequence[Any]) -> list[str]:
+    """What the measures at the end of the reasons mean, once for those that appear."""
+    reasons = " ".join(str(h.get("reason", "")) for h in hints if isinstance(h, dict))
+    return [note for key, note in HINT_NOTES.items() if f"({key}" in reasons]
+
+
+def final_report(
+    game: Game, names: Sequence[str] | None = None, viewer: int | None = None, width: int | None = None
+) -> str:
+    """Per-row/column points of every player and their totals, then the one-line result.
+
+    When the table is wider than ``width`` it is split in two: the rows, then the columns
+    and the totals."""
     head = ["player"] + list(SYMBOL_PLURALS) + [f"col{c + 1}" for c in range(5)] + ["total"]
     rows = []
     for p in range(game.num_players):
         b = game.table.breakdown(game.circled[p])
         rows.append([player_label(game, p, viewer, names)] + [str(v) for v in b["rows"] + b["cols"]]
                     + [str(game.score(p))])
-    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
-
-    def fmt(r: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-
-    lines = ["Final score breakdown (rows and columns with at least 3 circles score):", fmt(head)]
-    lines += [fmt(r) for r in rows]
-    lines += ["", result_line(game, viewer, names)]
+    lines = ["Final score breakdown (rows and columns with at least 3 circles score):"]
+    whole = _columns_text([head] + rows)
+    if width is None or max(len(line) for line in whole) <= width:
+        lines += whole
+    else:
+        lines += _columns_text([[r[0]] + r[1:6] for r in [head] + rows])
+        lines.append("")
+        lines += _columns_text([[r[0]] + r[6:] for r in [head] + rows])
+    lines += ["", wrap(result_line(game, viewer, names), width, "  ")]
     return "\n".join(lines)
+
+
+def _columns_text(table: list[list[str]]) -> list[str]:
+    """The rows of ``table`` as aligned text: the first column left, the others right."""
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in table]
 
 
 # --------------------------------------------------------------------------- play setup
@@ -500,56 +567,51 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     return bot
 
 
-DEFAULT_BOTS = ("td", "ppo")
-"""The learned bots a table gets by default, strongest first (``td`` beats ``ppo`` 51.9 % of 2-player games)."""
-
-
-def default_bot(num_players: int, out: TextIO) -> tuple[str, Any]:
-    """The first of :data:`DEFAULT_BOTS` with a shipped model for this table size, built; else
-    ``("greedy", None)`` after a one-line notice on ``out``."""
-    from shelfie_env import bots
-
-    for name in DEFAULT_BOTS:
-        if num_players in bots.table_sizes(name):
-            try:
-                return name, bots.make(name, num_players=num_players)
-            except FileNotFoundError:  # the model went missing from this installation
-                continue
-    shipped = sorted({n for name in DEFAULT_BOTS for n in bots.table_sizes(name)})
-    out.write(
-        f"(no learned model ships for {num_players}-player games, only for {', '.join(map(str, shipped))} "
-        "players; playing against greedy)\n"
-    )
-    return "greedy", None
+DEFAULT_BOT = "td"
+"""The opponent of every seat unless the command names one: the shipped self-taught bot,
+with the model of the table's size (``td_2p``, ``td_3p``, ``td_4p``)."""
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``shelfie play``."""
+    """Options of ``shelfie play`` (each value is checked as it is parsed, see :mod:`.options`)."""
     parser.add_argument(
-        "--players", type=int, default=None, help="players in total, 1-4 (default 2; 1 = solo)"
+        "--players", type=options.players, default=None, help="players in total, 1-4 (default 2; 1 = solo)"
     )
     who = parser.add_mutually_exclusive_group()
-    who.add_argument("--opponents", default=None, help="comma-separated bot names, e.g. greedy,random")
+    who.add_argument(
+        "--opponents", type=options.bot_list, default=None, help="comma-separated bot names, e.g. greedy,random"
+    )
     who.add_argument(
         "--opponent",
         action="append",
+        type=options.bot_spec,
         metavar="SPEC",
         default=None,
         help="one opponent seat per flag, a bot spec with options, e.g. --opponent ppo:path=runs/x/best.zip",
     )
     who.add_argument(
         "--bot",
+        type=options.bot_spec,
         default=None,
-        help="bot spec for every opponent seat, e.g. planner or ppo:path=my.npz (default: ppo if shipped, else greedy)",
+        help=f"bot spec for every opponent seat, e.g. planner or ppo:path=my.npz (default: {DEFAULT_BOT}, "
+        "the shipped self-taught bot for the table's size)",
     )
-    parser.add_argument("--seat", type=int, default=1, help="your seat, 1-based (seat 1 starts; default 1)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the dice (and random bots)")
-    parser.add_argument("--name", default=None, help="your name on the table")
+    parser.add_argument(
+        "--seat", type=options.seat, default=1, help="your seat, 1-based (seat 1 starts; default 1)"
+    )
+    parser.add_argument(
+        "--seed", type=options.seed, default=None, help="seed for the dice (and random bots), 0 or more"
+    )
+    parser.add_argument(
+        "--name", type=options.player_name, default=None,
+        help=f"your name on the table (at most {options.MAX_NAME} characters)",
+    )
     parser.add_argument(
         "--no-color", action="store_true", help="plain text (also automatic when not a terminal)"
     )
     parser.add_argument(
-        "--replay", metavar="FILE", default=None, help="show a saved replay instead of playing"
+        "--replay", type=options.replay_file, metavar="FILE", default=None,
+        help="show a saved replay instead of playing",
     )
 
 
@@ -567,15 +629,15 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         from shelfie_env.play.replay import run_replay
 
         return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out)
-    preloaded: Any = None  # the default bot, already loaded while choosing it
     listed = getattr(args, "opponent", None)
     if args.opponents is not None or listed:
+        option = "--opponent" if listed else "--opponents"
         names = listed or [n.strip() for n in args.opponents.split(",") if n.strip()]
         if not names:
             return _fail("--opponents needs at least one bot name, e.g. --opponents greedy")
         players = len(names) + 1
         if players > MAX_PLAYERS:
-            return _fail(f"at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
+            return _fail(f"{option}: at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
         if args.players is not None and args.players != players:
             return _fail(
                 f"--players {args.players} does not match {len(names)} opponents (+ you = {players})"
@@ -584,16 +646,15 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         players = 2 if args.players is None else args.players
         if not 1 <= players <= MAX_PLAYERS:
             return _fail(f"--players must be 1-{MAX_PLAYERS}, got {players}")
-        if not 1 <= args.seat <= players:
-            return _fail(f"--seat must be 1-{players}, got {args.seat}")
-        bot_name = args.bot or "greedy"
-        if not args.bot and players > 1:
-            bot_name, preloaded = default_bot(players, out)
-        names = [bot_name] * (players - 1)
+        option = "--bot" if args.bot else "the default opponent"
+        names = [args.bot or DEFAULT_BOT] * (players - 1)
     if not 1 <= args.seat <= players:
         return _fail(f"--seat must be 1-{players}, got {args.seat}")
+    if args.seed is not None and args.seed < 0:
+        return _fail(f"--seed must be 0 or more, got {args.seed}")
     human = args.seat - 1
     seats: list[Seat] = []
+    shared: dict[str, Any] = {}  # the default opponent plays every seat from one loaded model
     it = iter(names)
     for p in range(players):
         if p == human:
@@ -601,17 +662,23 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
             seats.append(Seat(label))
             continue
         bot_name = next(it)
-        if preloaded is not None:
-            bot = preloaded  # deterministic policy: one instance can serve every seat
-        else:
-            try:
+        try:
+            if bot_name in shared:
+                bot = shared[bot_name]
+            else:
                 bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p, players)
-            except (ValueError, ImportError) as exc:
-                return _fail(f"bot {bot_name!r} cannot play this table: {exc}")
-        seats.append(Seat(f"{bot_name} (player {p + 1})", bot, bot_name))
+                if option == "the default opponent":
+                    shared[bot_name] = bot
+        except (ValueError, ImportError) as exc:
+            return _fail(f"{option}: bot {bot_name!r} cannot play this table: {exc}")
+        seats.append(Seat(f"{bot_label(bot_name)} (player {p + 1})", bot, bot_name))
     game = Game.new(players, rng=args.seed)
     interactive = bool(getattr(inp, "isatty", lambda: False)())
-    tg = TerminalGame(game, seats, human, inp, out, color=_use_color(args, out), echo=not interactive)
+    to_terminal = bool(getattr(out, "isatty", lambda: False)())
+    tg = TerminalGame(
+        game, seats, human, inp, out, color=_use_color(args, out), echo=not interactive,
+        width=terminal_width if to_terminal else None,
+    )
     save_history: Callable[[], None] | None = None
     if interactive and inp is sys.stdin and out is sys.stdout:
         editing = line_editing()
@@ -627,7 +694,9 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
 
 
 # --------------------------------------------------------------------------- line editing
-COMPLETIONS_FIRST = ("reroll", "stop", "keep", "circle", "end", "cross", "hint", "board", "moves", "help", "quit")
+COMPLETIONS_FIRST = (
+    "reroll", "stop", "keep", "circle", "end", "cross", "hint", "board", "last", "moves", "help", "quit",
+)
 COMPLETIONS_LATER = SYMBOLS + SYMBOL_PLURALS + ("joker", "all")
 
 

@@ -20,7 +20,7 @@ from math import factorial
 
 import numpy as np
 
-from shelfie_env.game.actions import NUM_DICE
+from shelfie_env.game.actions import JOKER, NUM_DICE
 from shelfie_env.game.tables import MULTISET_INDEX, MULTISETS
 
 FACES = 6
@@ -108,3 +108,22 @@ def best_keep_value(keep_values: np.ndarray) -> np.ndarray:
     """Value of every final multiset when one more roll is available: best keep (462 values)."""
     padded = np.append(keep_values, -np.inf)
     return padded[SUB_KEEPS].max(axis=1)
+
+
+def can_circle(row: int, col: int) -> np.ndarray:
+    """Bool per final multiset (462): whether those six dice can circle cell ``(row, col)``.
+
+    The cell needs ``col + 1`` dice of face ``row``, or ``col`` of them and a joker
+    (``col >= 1``); six jokers circle any one cell.
+    """
+    faces, jokers = FINAL[:, row], FINAL[:, JOKER]
+    ok = (faces >= col + 1) | (jokers == NUM_DICE)
+    if col >= 1:
+        ok |= (faces >= col) & (jokers >= 1)
+    return ok
+
+
+def circle_chance(kept: tuple[int, ...] | list[int], row: int, col: int) -> float:
+    """Exact chance that keeping the face counts ``kept`` and rolling the other dice once
+    ends on dice that can circle cell ``(row, col)`` (the other cells of the shelf aside)."""
+    return float(TRANSITION[KEEP_INDEX[tuple(kept)]] @ can_circle(row, col))

@@ -5,13 +5,19 @@
 highest planner value, best first::
 
     [{"action": 93, "name": "circle trophy #4", "value": 11.2,
-      "reason": "completes column 4 (locks it for rivals); then circle cat #1"}, ...]
+      "reason": "completes column 4 (locks it for rivals); then circle cat #1 (win chance ~63.4%)",
+      "target": None, "chance": None}, ...]
 
 ``value`` is the planner's expected value of the action: solo, the expected
 final score; with rivals, its win-chance scale (``10 * (P(win) - P(loss))``
-roughly, ``50 * (...)`` exactly in the game's last turn). The reasons say it
+roughly, ``50 * (...)`` exactly in the game's last turn). The reasons end with it
 in words: ``EV 171.2`` solo, ``win chance ~63.4%`` (the planner's estimate) against one rival,
 ``rank edge +0.21`` (expected rank reward) against several.
+
+A reroll that keeps dice toward a cell names it: ``target`` is that cell (``"book #3"``)
+and ``chance`` the exact probability, over the dice it rolls, that the dice after this
+roll can circle it; the reason says the same (``aiming for book #3: 52% chance to have
+the dice for it after this roll``). Both are ``None`` for every other hint.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots.planner.dice import TRANSITION, counts_of, keep_index_of_reroll
+from shelfie_env.bots.planner.dice import TRANSITION, circle_chance, counts_of, keep_index_of_reroll
 from shelfie_env.bots.planner.evaluation import FINAL_TURN_SCALE, Context, Weights
 from shelfie_env.bots.planner.search import (
     action_values,
@@ -46,7 +52,7 @@ from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
 
 
 def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = None) -> list[dict[str, Any]]:
-    """Top-``k`` legal actions by planner value, each ``{action, name, value, reason}``.
+    """Top-``k`` legal actions by planner value, each ``{action, name, value, reason, target, chance}``.
 
     Raises ``ValueError`` for a malformed state, a ``k`` below 1, or a finished game.
     """
@@ -59,15 +65,18 @@ def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = 
     values = action_values(game, weights)
     ranked = ranked_actions(values)[:k]
     explain = _Explainer(game, weights)
-    return [
-        {
+    out = []
+    for a in ranked:
+        reason, target, chance = explain(a, values[a])
+        out.append({
             "action": int(a),
             "name": action_name(a),
             "value": round(float(values[a]), 2),
-            "reason": explain(a, values[a]),
-        }
-        for a in ranked
-    ]
+            "reason": reason,
+            "target": target,
+            "chance": chance,
+        })
+    return out
 
 
 def _cells(mask: int) -> list[tuple[int, int]]:
@@ -106,24 +115,25 @@ class _Explainer:
             return f"win chance ~{(1 + edge) / 2:.1%}"
         return f"rank edge {edge:+.2f}"
 
-    def __call__(self, action: int, value: float) -> str:
+    def __call__(self, action: int, value: float) -> tuple[str, str | None, float | None]:
+        """``(reason, target cell, chance)``; the last two only for a reroll that aims at a cell."""
         g = self.game
         if g.phase == REROLL:
             return self._reroll(action, value)
         if g.phase == CIRCLE:
-            return self._circle(action, value)
+            return self._circle(action, value), None, None
         if g.phase == CROSS:
-            return self._cross(action, value)
-        return ""
+            return self._cross(action, value), None, None
+        return "", None, None
 
-    def _reroll(self, action: int, value: float) -> str:
+    def _reroll(self, action: int, value: float) -> tuple[str, str | None, float | None]:
         if self._choice is None:
             _, self._choice = placement_values(self.ctx, with_choice=True)
         dice = self.game.dice
         if action == STOP:
             choice = int(self._choice[_final_index(dice)])
             plan = ", ".join(_cell_name(r, c) for r, c in _cells(choice)) if choice else "a cross-out"
-            return f"keeps these dice and plays {plan} ({self._ev(value)})"
+            return f"keeps these dice and plays {plan} ({self._ev(value)})", None, None
         keep = keep_index_of_reroll(dice, action)
         kept = [0] * 6
         for i, d in enumerate(dice):
@@ -138,16 +148,22 @@ class _Explainer:
         if rolled == NUM_DICE:
             likely = int(cell_p.argmax())
             return (
-                f"rerolls all six dice; the likeliest play is {_cell_name(*divmod(likely, 5))} "
-                f"({cell_p[likely]:.0%} next roll) ({self._ev(value)})"
+                f"rerolls all six dice; the cell most often in the best play after it is "
+                f"{_cell_name(*divmod(likely, 5))} (after {_percent(cell_p[likely])} of rolls) ({self._ev(value)})",
+                None,
+                None,
             )
         target = self._target(kept, cell_p)
-        aim = (
-            f", aiming for {_cell_name(*divmod(target, 5))} ({cell_p[target]:.0%} next roll)"
-            if target >= 0
-            else ""
+        if target < 0:
+            return f"keeps {_dice_words(kept)}, rerolls {rolled} ({self._ev(value)})", None, None
+        name = _cell_name(*divmod(target, 5))
+        chance = circle_chance(kept, *divmod(target, 5))
+        return (
+            f"keeps {_dice_words(kept)}, rerolls {rolled}, aiming for {name}: "
+            f"{_percent(chance)} chance to have the dice for it after this roll ({self._ev(value)})",
+            name,
+            round(chance, 4),
         )
-        return f"keeps {_dice_words(kept)}, rerolls {rolled}{aim} ({self._ev(value)})"
 
     def _target(self, kept: list[int], cell_p: np.ndarray) -> int:
         """The cell the keep chases: likely, and needing more dice than are kept."""
@@ -201,6 +217,15 @@ class _Explainer:
             f"nothing can be circled: crossing the {SYMBOL_PLURALS[r]} loses {lost} free cell(s){ends} "
             f"({self._ev(value)})"
         )
+
+
+def _percent(p: float) -> str:
+    """A chance in whole percent, never rounded to a flat 0% or 100% when it is neither."""
+    if 0 < p < 0.005:
+        return "<1%"
+    if 0.995 < p < 1:
+        return ">99%"
+    return f"{p:.0%}"
 
 
 def _final_index(dice: list[int]) -> int:
