@@ -201,3 +201,19 @@ def test_bad_arena_options_are_refused_with_a_reason() -> None:
         make_value("td", 1)
     with pytest.raises(ValueError, match="tape"):
         run_arena(["greedy", "random"], 2, 2, duplicate=True, dice="stream", workers=1)
+
+
+def test_the_first_seats_edge_is_taken_out_without_moving_any_bots_mean() -> None:
+    from shelfie_env.arena.luck import ChanceEvent, first_seat_edge
+
+    events = [ChanceEvent(0, 0, 0, 6, 0.3, 0.5), ChanceEvent(1, 0, 0, 6, -0.2, -0.1)]
+    edge = first_seat_edge(events)
+    assert edge == 0.3
+    a_first = corrected_results([1.0, -1.0], events, edge)
+    assert a_first == pytest.approx([1.0 - 0.2 - 0.3 + 0.1, -1.0 - 0.1 + 0.3 + 0.2])
+    # Over both seatings of a deal the edge terms cancel: each bot's mean is the same as without them.
+    b_first = corrected_results([-1.0, 1.0], events, edge)
+    with_edge = (a_first[0] + b_first[1]) / 2
+    without = (corrected_results([1.0, -1.0], events)[0] + corrected_results([-1.0, 1.0], events)[1]) / 2
+    assert with_edge == pytest.approx(without)
+    assert first_seat_edge([ChanceEvent(1, 3, 0, 6, 0.3, 0.5)]) == 0.0  # not a game's first roll

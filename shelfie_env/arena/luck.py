@@ -22,6 +22,9 @@ plus its share of the luck its rivals got::
 
     corrected_s = raw_s − Σ_{e: a_e = s} L_e + Σ_{e: a_e ≠ s} L_e / (n − 1)
 
+The edge of moving first is counted the same way, as seat 0's luck
+(:func:`first_seat_edge`: a constant that sums to zero over balanced seatings).
+
 The rank reward is zero-sum, so a rival's good roll costs the other seats its
 value between them (in two players exactly ``L_e``). Every term ``L_e`` has
 mean zero given everything before the roll, whatever the players do and
@@ -175,15 +178,36 @@ class LuckTracker:
         return out
 
 
-def corrected_results(raw: Sequence[float], events: Sequence[ChanceEvent]) -> list[float]:
-    """Each seat's raw result minus its own luck plus its share of its rivals' (module doc)."""
+def corrected_results(
+    raw: Sequence[float], events: Sequence[ChanceEvent], first_seat_edge: float = 0.0
+) -> list[float]:
+    """Each seat's raw result minus its own luck plus its share of its rivals' (module doc).
+
+    ``first_seat_edge`` (:func:`first_seat_edge`) is taken out the same way: seat 0 gives it
+    up, the others share it.
+    """
     n = len(raw)
     out = [float(r) for r in raw]
-    total = sum(e.luck for e in events)
+    total = sum(e.luck for e in events) + first_seat_edge
     own = [0.0] * n
+    own[0] = first_seat_edge
     for e in events:
         own[e.seat] += e.luck
     for s in range(n):
         rivals = total - own[s]
         out[s] += -own[s] + (rivals / (n - 1) if n > 1 else 0.0)
     return out
+
+
+def first_seat_edge(events: Sequence[ChanceEvent]) -> float:
+    """The value function's value of moving first: seat 0's expected result before the game's first roll.
+
+    A constant of the value function (every game starts from empty shelves). It is the
+    seat's share of the game's luck, measured against 0, the average over the seats of
+    the rank reward: over seatings that give each bot each seat equally often (the
+    arena's rotations and duplicate matches) these terms sum to zero, so taking them out
+    leaves every bot's mean result unchanged and only removes the seat's noise.
+    """
+    if not events or (events[0].seat, events[0].turn, events[0].roll) != (0, 0, 0):
+        return 0.0
+    return events[0].before

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.deals import deal_start, deals_label
-from shelfie_env.arena.luck import ChanceEvent, LuckTracker, ValueFunction, corrected_results
+from shelfie_env.arena.luck import ChanceEvent, LuckTracker, ValueFunction, corrected_results, first_seat_edge
 from shelfie_env.arena.ratings import rate
 from shelfie_env.arena.results import result_stats
 from shelfie_env.arena.values import make_value
@@ -190,7 +190,7 @@ def _play_chunk(task: Task) -> list[dict[str, Any]]:
             for e in events:
                 own[e.seat] += e.luck
             rec["luck"] = own
-            rec["corrected"] = corrected_results(rec["raw"], events)
+            rec["corrected"] = corrected_results(rec["raw"], events, first_seat_edge(events))
         out.append(rec)
     return out
 
