@@ -217,3 +217,20 @@ def test_the_first_seats_edge_is_taken_out_without_moving_any_bots_mean() -> Non
     without = (corrected_results([1.0, -1.0], events)[0] + corrected_results([-1.0, 1.0], events)[1]) / 2
     assert with_edge == pytest.approx(without)
     assert first_seat_edge([ChanceEvent(1, 3, 0, 6, 0.3, 0.5)]) == 0.0  # not a game's first roll
+
+
+def test_results_name_a_model_by_its_file_and_card_never_by_its_path(tmp_path) -> None:
+    import shutil
+
+    from shelfie_env.bots.learned.value import shipped_td_model
+
+    src = shipped_td_model(2)
+    model = tmp_path / "deep" / "folder" / "mine.npz"
+    model.parent.mkdir(parents=True)
+    shutil.copy(src, model)
+    shutil.copy(src.with_suffix(".json"), model.with_suffix(".json"))
+    res = run_arena([f"td:path={model}", "greedy"], 2, 2, workers=1, ratings=False)
+    text = json.dumps(res)
+    assert str(tmp_path) not in text and "td:mine" in res["config"]["bots"]
+    assert res["config"]["models"]["td:mine"]["algo"] == "TD(lambda)"
+    assert "run_dir" not in res["config"]["models"]["td:mine"]["config"]

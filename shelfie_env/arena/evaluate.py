@@ -112,14 +112,16 @@ def evaluate(
 
     ``luck=None`` skips the luck-corrected results (faster); ``luck="planner"`` measures luck
     with the planner's evaluation instead of the shipped ``td`` network. ``games`` is per
-    opponent and, with ``duplicate``, a multiple of ``players``.
+    opponent and, with ``duplicate``, a multiple of ``players``. A bot spec is played over
+    all cores (``workers``); an agent object or function plays in this process unless
+    ``workers`` is given and it can be pickled (defined in an importable module).
     """
     if isinstance(opponents, str):
         opponents = [opponents]
     spec, bot = _as_bot(policy, name)
     given = {spec: bot} if bot is not None else None
-    if bot is not None and not _picklable(bot):
-        workers = 1  # a function defined in a notebook or a closure stays in this process
+    if bot is not None and (workers is None or not _picklable(bot)):
+        workers = 1  # an agent object plays in this process unless asked otherwise (and importable)
     rows, results = [], []
     for opp in opponents:
         if players == 2:

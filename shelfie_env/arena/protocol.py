@@ -25,6 +25,7 @@ Bots with a ``seed`` parameter (``random``) get ``seed + i``-derived seeds.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import os
 import statistics
@@ -32,6 +33,7 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -294,15 +296,16 @@ def run_arena(
             for k, chunk in enumerate(pool.imap(_play_chunk, tasks)):
                 records.extend(chunk)
                 _progress(progress, k + 1, len(tasks), t0)
-    result = summarise(specs, players, records, ratings=ratings)
+    labels, models = model_labels(specs)
+    result = summarise(labels, players, records, ratings=ratings)
     if players > 1:
-        result["results"] = result_stats(specs, records, duplicate=duplicate)
+        result["results"] = result_stats(labels, records, duplicate=duplicate)
     result["games"] = [
         {
             "game": r["game"],
             "deal": r["deal"],
             "seed": r["seed"],
-            "seats": [specs[b] for b in r["seats"]],
+            "seats": [labels[b] for b in r["seats"]],
             "scores": r["scores"],
             **{k: r[k] for k in ("raw", "luck", "corrected") if k in r},
         }
@@ -310,7 +313,8 @@ def run_arena(
     ]
     per = schedule.per_deal
     result["config"] = {
-        "bots": specs,
+        "bots": labels,
+        **({"models": models} if models else {}),
         "players": players,
         "field": field,
         "games_per_group": games,
@@ -326,6 +330,44 @@ def run_arena(
         "wall_time_s": round(time.time() - t0, 1),
     }
     return result
+
+
+def model_labels(specs: Sequence[str]) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """How results name each bot: a spec with ``path=`` is named by its model file's stem
+    (``td:path=runs/x/mine.npz`` -> ``td:mine``), never by a path on one machine; the
+    second value maps those names to what the model's card says made it."""
+    labels: list[str] = []
+    models: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        name, options = parse_spec(spec)
+        path = options.get("path")
+        if path is None:
+            labels.append(spec)
+            continue
+        stem = Path(str(path)).stem
+        rest = ",".join(f"{k}={v}" for k, v in options.items() if k != "path")
+        head = spec.partition(":")[0]
+        label = f"{head}:{stem}" + (f",{rest}" if rest else "")
+        k = 2
+        while label in labels or label in specs:
+            label = f"{head}:{stem}({k})" + (f",{rest}" if rest else "")
+            k += 1
+        labels.append(label)
+        models[label] = _card_summary(Path(str(path)))
+    return labels, models
+
+
+def _card_summary(path: Path) -> dict[str, Any]:
+    """What a model's card says made it (algorithm, steps, training config without run folders)."""
+    from shelfie_env.bots.learned.card import card_path
+
+    try:
+        card = json.loads(card_path(path).read_text())
+    except (OSError, ValueError):
+        return {"file": path.name, "card": None}
+    config = {k: v for k, v in card.get("config", {}).items() if k not in ("run_dir", "out", "resume")}
+    keep = ("algo", "steps", "num_players", "teacher", "preset", "command", "package_version")
+    return {"file": path.name, **{k: card[k] for k in keep if k in card}, "config": config}
 
 
 def _progress(on: bool, done: int, total: int, t0: float) -> None:
