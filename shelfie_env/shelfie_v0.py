@@ -64,6 +64,11 @@ round-trips through ``reset(options={"state": ...})``. A state whose phase is
 ``"over"`` starts an episode in which every agent is already terminated
 (rewards 0, scores in ``infos``).
 
+``env(dice="tape")`` deals common dice (:class:`shelfie_env.game.dice.DiceTape`):
+a seat sees the same faces at the same turn and roll whoever plays, so agents
+can be compared on the same deals; ``reset(seed=s)`` deals the arena's deal ``s``
+and the state dict carries ``tape_seed``. The default ``dice="stream"`` is unchanged.
+
 ## Rendering
 
 ``render_mode="ansi"``: ``render()`` returns the table as text.
@@ -77,6 +82,9 @@ terminal) after every step and on request.
   observer's own seat appended, ``63n+60`` values). The module keeps its name,
   which is part of the interface; model cards record the layout version, and checkpoints
   trained on version 1 are refused at load time.
+* v0, shelfie-env 0.7.0: ``dice="tape"`` (common dice) added; the default dice,
+  observations and rewards are unchanged. The state dict gains ``round`` (and
+  ``tape_seed`` in tape mode).
 """
 
 from shelfie_env.envs.aec import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, env, raw_env
