@@ -234,3 +234,22 @@ def test_results_name_a_model_by_its_file_and_card_never_by_its_path(tmp_path) -
     assert str(tmp_path) not in text and "td:mine" in res["config"]["bots"]
     assert res["config"]["models"]["td:mine"]["algo"] == "TD(lambda)"
     assert "run_dir" not in res["config"]["models"]["td:mine"]["config"]
+
+
+def test_a_mixed_value_functions_luck_is_the_mean_of_its_components() -> None:
+    from shelfie_env.arena.luck import MixedValue
+
+    class Sixes:
+        name = "sixes"
+
+        def placement_values(self, game: Game) -> np.ndarray:
+            return FINAL[:, 4].astype(np.float64)  # cats
+
+    faces = [5, 5, 4, 4, 4, 1]
+    one = LuckTracker(JokerCount(), Game.new(2, rng=ScriptedDice(faces))).events[0]
+    two = LuckTracker(Sixes(), Game.new(2, rng=ScriptedDice(faces))).events[0]
+    mixed = LuckTracker(MixedValue([(1, JokerCount()), (3, Sixes())]), Game.new(2, rng=ScriptedDice(faces))).events[0]
+    assert mixed.luck == pytest.approx(0.25 * one.luck + 0.75 * two.luck)
+    assert make_value("td+planner", 2).name == "td+planner"
+    with pytest.raises(ValueError, match="unknown luck value function"):
+        make_value("td+td", 2)

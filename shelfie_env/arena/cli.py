@@ -10,6 +10,7 @@ from pathlib import Path
 
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import plot_run, record_in_card, to_markdown
+from shelfie_env.arena.values import DEFAULT_LUCK
 from shelfie_env.bots import available
 from shelfie_env.game.dice import DICE_MODES
 
@@ -68,11 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--luck",
         nargs="?",
-        const="td",
+        const=DEFAULT_LUCK,
         default=None,
         metavar="VALUE",
-        help="also report luck-corrected results, luck measured with VALUE: td (default: the shipped "
-        "td network of the table size), td:path=MODEL, or planner",
+        help="also report luck-corrected results, luck measured with VALUE: td+planner (default: the mean "
+        "of the luck the shipped td network of the table size and the planner's evaluation see), td, "
+        "planner, or td:path=MODEL",
     )
     parser.add_argument(
         "--workers", type=positive_int("--workers"), default=None, help="processes (default: all cores)"

@@ -22,6 +22,7 @@ from typing import Any
 
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import to_markdown
+from shelfie_env.arena.values import DEFAULT_LUCK
 from shelfie_env.bots import Bot
 
 
@@ -104,14 +105,14 @@ def evaluate(
     games: int = 1000,
     deals: str | int = "test",
     duplicate: bool = True,
-    luck: str | None = "td",
+    luck: str | None = DEFAULT_LUCK,
     workers: int | None = None,
     name: str = "agent",
 ) -> Evaluation:
     """Play ``policy`` against each of ``opponents`` under the arena's protocol (module doc).
 
-    ``luck=None`` skips the luck-corrected results (faster); ``luck="planner"`` measures luck
-    with the planner's evaluation instead of the shipped ``td`` network. ``games`` is per
+    ``luck=None`` skips the luck-corrected results (faster); ``luck="td"`` or ``"planner"``
+    measures luck with one value function instead of the mean of both (the default). ``games`` is per
     opponent and, with ``duplicate``, a multiple of ``players``. A bot spec is played over
     all cores (``workers``); an agent object or function plays in this process unless
     ``workers`` is given and it can be pickled (defined in an importable module).

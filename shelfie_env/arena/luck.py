@@ -36,7 +36,7 @@ with the chance terms only: the bots' own choices carry no correction).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -121,26 +121,48 @@ class ChanceEvent:
         return self.after - self.before
 
 
+class MixedValue:
+    """Luck measured by several value functions at once: each event's luck is their weighted mean.
+
+    Every component's luck has mean zero at every roll, so their weighted mean does too;
+    where the components' errors differ, the mean removes more of the luck than either.
+    """
+
+    def __init__(self, components: Sequence[tuple[float, ValueFunction]]) -> None:
+        total = sum(w for w, _ in components)
+        if not components or total <= 0 or any(w < 0 for w, _ in components):
+            raise ValueError("a mixed value function needs components with non-negative weights summing above 0")
+        self.components = [(w / total, v) for w, v in components]
+        self.name = "+".join(v.name for _, v in self.components)
+
+    def placement_values(self, game: Game) -> np.ndarray:
+        raise TypeError("a mixed value function has one table per component; LuckTracker reads them")
+
+
 class LuckTracker:
     """Follows one game step by step and records its chance events (call :meth:`before` / :meth:`after`)."""
 
-    def __init__(self, value: ValueFunction, game: Game) -> None:
+    def __init__(self, value: ValueFunction | MixedValue, game: Game) -> None:
         self.value = value
+        self._parts = value.components if isinstance(value, MixedValue) else [(1.0, value)]
         self.num_players = game.num_players
         self.events: list[ChanceEvent] = []
-        self._tables: TurnTables | None = None
+        self._tables: list[tuple[float, TurnTables]] = []
         self._turn: tuple[int, int] | None = None
         self._pending: tuple[int, int, int] | None = None
         if not game.over:
             self._new_turn(game)
 
+    def _mean(self, pick: Callable[[TurnTables], float]) -> float:
+        return float(sum(w * pick(t) for w, t in self._tables))
+
     def _new_turn(self, game: Game) -> None:
         self._turn = (game.current, game.round)
-        self._tables = turn_tables(self.value.placement_values(game))
+        self._tables = [(w, turn_tables(v.placement_values(game))) for w, v in self._parts]
         m = FINAL_INDEX[counts_of(game.dice)]
-        self.events.append(
-            ChanceEvent(game.current, game.round, 0, 6, self._tables.fresh, float(self._tables.v[2][m]))
-        )
+        before = self._mean(lambda t: t.fresh)
+        after = self._mean(lambda t: t.v[2][m])
+        self.events.append(ChanceEvent(game.current, game.round, 0, 6, before, after))
 
     def before(self, game: Game, action: int) -> None:
         """Note ``action`` (about to be played in ``game``) if it throws dice."""
@@ -151,22 +173,14 @@ class LuckTracker:
 
     def after(self, game: Game) -> None:
         """Record the chance events of the step just played."""
-        tables = self._tables
-        if self._pending is not None and tables is not None:
+        if self._pending is not None and self._tables:
             rolls_left, keep, thrown = self._pending
             self._pending = None
             m = FINAL_INDEX[counts_of(game.dice)]
             seat, turn = self._turn  # type: ignore[misc]
-            self.events.append(
-                ChanceEvent(
-                    seat,
-                    turn,
-                    ROLLS_PER_TURN + 1 - rolls_left,
-                    thrown,
-                    float(tables.e[rolls_left - 1][keep]),
-                    float(tables.v[rolls_left - 1][m]),
-                )
-            )
+            before = self._mean(lambda t: t.e[rolls_left - 1][keep])
+            after = self._mean(lambda t: t.v[rolls_left - 1][m])
+            self.events.append(ChanceEvent(seat, turn, ROLLS_PER_TURN + 1 - rolls_left, thrown, before, after))
         if not game.over and (game.current, game.round) != self._turn:
             self._new_turn(game)
 

@@ -39,7 +39,14 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.deals import deal_start, deals_label
-from shelfie_env.arena.luck import ChanceEvent, LuckTracker, ValueFunction, corrected_results, first_seat_edge
+from shelfie_env.arena.luck import (
+    ChanceEvent,
+    LuckTracker,
+    MixedValue,
+    ValueFunction,
+    corrected_results,
+    first_seat_edge,
+)
 from shelfie_env.arena.ratings import rate
 from shelfie_env.arena.results import result_stats
 from shelfie_env.arena.values import make_value
@@ -67,7 +74,7 @@ def play_game(
     max_steps: int = 10_000,
     times: list[list[float]] | None = None,
     dice: str = "tape",
-    luck: ValueFunction | None = None,
+    luck: ValueFunction | MixedValue | None = None,
     events: list[ChanceEvent] | None = None,
 ) -> list[int]:
     """Play one game, ``bots[s]`` in seat ``s``, dice ``dice`` (``tape`` or ``stream``) seeded ``seed``;
@@ -110,7 +117,7 @@ def _reseed(bot: Bot, seed: Sequence[int]) -> None:
 
 
 _BOT_CACHE: dict[str, Bot] = {}
-_VALUE_CACHE: dict[tuple[str, int], ValueFunction] = {}
+_VALUE_CACHE: dict[tuple[str, int], ValueFunction | MixedValue] = {}
 
 
 def _cached_bot(spec: str) -> Bot:
@@ -119,7 +126,7 @@ def _cached_bot(spec: str) -> Bot:
     return _BOT_CACHE[spec]
 
 
-def _cached_value(spec: str | ValueFunction, players: int) -> ValueFunction:
+def _cached_value(spec: str | ValueFunction | MixedValue, players: int) -> ValueFunction | MixedValue:
     if not isinstance(spec, str):
         return spec
     if (spec, players) not in _VALUE_CACHE:
@@ -212,7 +219,7 @@ def run_arena(
     dice: str = "tape",
     duplicate: bool = False,
     permutations: bool = False,
-    luck: str | ValueFunction | None = None,
+    luck: str | ValueFunction | MixedValue | None = None,
 ) -> dict[str, Any]:
     """Play every group of ``players`` bots ``games`` times; returns the results dict (see module doc).
 

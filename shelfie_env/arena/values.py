@@ -1,10 +1,12 @@
 """The value functions luck is measured with (:mod:`.luck`), each fixed before an evaluation.
 
-* ``td`` (the default): the shipped ``td`` after-state network of the table size
+* ``td``: the shipped ``td`` after-state network of the table size
   (or any ``td`` model file, ``td:path=...``); game-ending placements are valued
   by their exact rank reward.
 * ``planner``: the planner's hand-written evaluation, brought to rank-reward
   units (its win-chance value divided by its ``margin_scale``, clipped to −1..1).
+* ``td+planner`` (the default, :data:`DEFAULT_LUCK`): each roll's luck is the mean
+  of the luck the two see (:class:`~shelfie_env.arena.luck.MixedValue`).
 
 Both value every placement the turn can end with and take the best one per
 final dice multiset, as the bots' own search does.
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shelfie_env.arena.luck import turn_tables
+from shelfie_env.arena.luck import MixedValue, turn_tables
 from shelfie_env.bots.learned.afterstate import SCORE_SCALE, AfterstateNet
 from shelfie_env.bots.learned.value import LearnedContext, load_value_bot, shipped_td_model
 from shelfie_env.bots.planner.evaluation import Context, Weights
@@ -25,8 +27,13 @@ from shelfie_env.bots.planner.search import placement_values
 from shelfie_env.game.engine import Game
 from shelfie_env.game.scoring import FULL
 
-VALUE_FUNCTIONS = ("td", "planner")
-"""Names :func:`make_value` accepts (``td:path=MODEL`` names a model file)."""
+DEFAULT_LUCK = "td+planner"
+"""The value function luck is measured with unless another is named: the mean of the luck the
+shipped ``td`` network and the planner's evaluation see (their errors differ, so their mean is
+sharper than either: docs/evaluation.md, "Measured")."""
+
+VALUE_FUNCTIONS = ("td", "planner", "td+planner")
+"""Names :func:`make_value` accepts (``td:path=MODEL`` names a model file; ``A+B`` mixes two)."""
 
 
 class TDValue:
@@ -105,10 +112,16 @@ class PlannerValue:
         return np.clip(v0 / self.weights.margin_scale, -1.0, 1.0)
 
 
-def make_value(spec: str, num_players: int) -> TDValue | PlannerValue:
-    """The value function named ``spec`` (``td``, ``td:path=MODEL`` or ``planner``) for ``num_players``."""
+def make_value(spec: str, num_players: int) -> TDValue | PlannerValue | MixedValue:
+    """The value function named ``spec`` for ``num_players``: ``td``, ``td:path=MODEL``, ``planner``,
+    or several joined by ``+`` (``td+planner``: each roll's luck is the mean of theirs)."""
     if num_players < 2:
         raise ValueError("luck is measured on the rank reward, which needs 2-4 players")
+    if "+" in spec:
+        parts = [p.strip() for p in spec.split("+")]
+        if len(set(parts)) != len(parts) or any("+" in p or not p for p in parts):
+            raise ValueError(f"unknown luck value function {spec!r}; use td, planner, td:path=MODEL or td+planner")
+        return MixedValue([(1.0, make_value(p, num_players)) for p in parts])  # type: ignore[misc]
     name, _, rest = spec.partition(":")
     if name == "planner" and not rest:
         return PlannerValue()
@@ -118,4 +131,4 @@ def make_value(spec: str, num_players: int) -> TDValue | PlannerValue:
         key, _, path = rest.partition("=")
         if key == "path" and path:
             return TDValue(num_players, path)
-    raise ValueError(f"unknown luck value function {spec!r}; use td, td:path=MODEL or planner")
+    raise ValueError(f"unknown luck value function {spec!r}; use td, planner, td:path=MODEL or td+planner")
