@@ -49,7 +49,7 @@ VERY_LUCKY = 0.4
 TOP_MISTAKES = 3
 
 UNIT = (
-    "rank reward: +1 for beating every rival, -1 for finishing behind all of them; "
+    "the rank reward: +1 for beating every rival, -1 for finishing behind all of them; "
     "at two players it is the chance to win minus the chance to lose, so 0.10 is about "
     "5 percentage points of win chance"
 )
@@ -271,7 +271,8 @@ def _decision(j: int, game: Game, action: int, judge: TDValue | PlannerValue, ct
         "seat": game.current,
         "round": game.round + 1,
         "phase": game.phase_name,
-        "dice": words(game.dice),
+        "rolls_left": game.rolls_left,
+        "dice": words([d for d, used in zip(game.dice, game.spent) if not used]),
         "choices": len(values),
         "action": action,
         "played": move_words(game, action),
