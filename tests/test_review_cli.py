@@ -151,3 +151,15 @@ def test_bad_review_values_are_refused(
         main(["replay", str(path), "--review", "--review-value", value])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_example_in_the_docs_is_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    example = ROOT / "docs" / "examples" / "td_vs_greedy.json"
+    assert main(["replay", str(example), "--review", "--no-color"]) == 0
+    review = "Review by" + capsys.readouterr().out.split("\nReview by", 1)[1]
+    doc = (ROOT / "docs" / "play.md").read_text(encoding="utf-8")
+    shown = doc.split("after the replay, reads:\n\n```\n", 1)[1].split("\n```", 1)[0]
+    assert review.rstrip("\n") == shown
