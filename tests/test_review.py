@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import numpy as np
 import pytest
 
 from shelfie_env import bots
@@ -164,6 +166,13 @@ def test_move_words_name_the_dice_not_their_positions() -> None:
     assert move_words(game, END_TURN) == "end turn"
 
 
+def test_numpy_action_ids_give_the_same_review(td_vs_greedy: dict[str, Any]) -> None:
+    rec = td_vs_greedy
+    plain = review_game(rec["initial"], rec["actions"], rec["states"])
+    from_numpy = review_game(rec["initial"], np.array(rec["actions"]), rec["states"])
+    assert json.dumps(from_numpy) == json.dumps(plain)
+
+
 def test_luck_marks() -> None:
     assert [luck_mark(x) for x in (0.0, 0.19, 0.2, -0.25, 0.4, -0.9)] == [
         "", "", "lucky", "unlucky", "very lucky", "very unlucky",
@@ -185,6 +194,9 @@ def test_bad_games_are_refused_with_a_reason(td_vs_greedy: dict[str, Any]) -> No
     states[j] = dict(states[j], dice=[JOKER] * 6)  # six jokers cannot hold the kept dice
     with pytest.raises(ValueError, match=f"move {j + 1} .*do not hold the dice it kept"):
         review_game(rec["initial"], rec["actions"], states)
+    as_floats = [float(a) for a in rec["actions"]]
+    with pytest.raises(ValueError, match=r"move 1: \d+\.0 is not an action id"):
+        review_game(rec["initial"], as_floats, rec["states"])
     wrong = list(rec["actions"])
     wrong[0] = END_TURN  # not legal in the reroll phase
     with pytest.raises(ValueError, match="move 1 .*not legal"):

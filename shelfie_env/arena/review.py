@@ -25,6 +25,7 @@ be legal and lead to the stored position.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -119,9 +120,13 @@ def _positions(
     if len(stored) != len(actions):
         raise ValueError(f"a review needs one position after each move: {len(stored)} positions for {len(actions)} moves")
     out = [game]
-    for j, (action, want) in enumerate(zip(actions, stored)):
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise ValueError(f"move {j + 1}: {action!r} is not an action id")
+    for j, (raw, want) in enumerate(zip(actions, stored)):
+        try:
+            if isinstance(raw, bool):
+                raise TypeError
+            action = operator.index(raw)  # ints, numpy integers; not floats, strings or booleans
+        except TypeError:
+            raise ValueError(f"move {j + 1}: {raw!r} is not an action id") from None
         try:
             nxt = follow(out[-1], action, want.dice)
         except ReplayError as exc:
@@ -180,7 +185,7 @@ def review_game(
         rolls.append(_roll(tracker.events[0], start.dice, start.dice, None))
     decisions: list[dict[str, Any]] = []
     ctx: Any = None
-    for j, action in enumerate(actions):
+    for j, action in enumerate(int(a) for a in actions):  # _positions checked they are action ids
         before, after = games[j], games[j + 1]
         if not _reusable(ctx, before):
             ctx = judge.context(before)

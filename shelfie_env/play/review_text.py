@@ -17,8 +17,8 @@ MARKS = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--",
 """Short marks of a turn's luck in the table."""
 WIDTH = 80
 """Prose lines are wrapped to this width."""
-NAME_WIDTH = 16
-"""Names are cut to this many characters in the tables."""
+NAME_WIDTH = 12
+"""Names are cut to this many characters in the tables (four players fit in 80 columns)."""
 
 
 def positions(data: dict[str, Any], moves: Sequence[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -70,7 +70,7 @@ def render_review(review: dict[str, Any]) -> str:
     players = review["players"]
     n = review["num_players"]
     names = [_cut(p["name"]) for p in players]
-    width = max(9, *(len(x) for x in names)) + 2
+    width = max(9, *(len(x) for x in names))
     lines = [
         *_prose(f"Review by {review['value']}'s exact search over the dice. Values are in units of {review['unit']}."),
         "",
