@@ -54,10 +54,19 @@ class TDValue:
         self._last_turns: dict[tuple[int, int, int, tuple[tuple[int, ...], ...]], np.ndarray] = {}
 
     def placement_values(self, game: Game) -> np.ndarray:
+        return placement_values(self.context(game))
+
+    def context(self, game: Game) -> LearnedContext:
+        """The search context of the turn of ``game`` (build it at the turn's first decision):
+        what :func:`~shelfie_env.bots.planner.search.action_values` values every action with."""
         ((values, block),) = self.net.turns_many([game])
         if game.num_players == 2:
             self._exact_last_turns(game, values, block.features, block.over, block.index)
-        return placement_values(LearnedContext(game, values))
+        return LearnedContext(game, values)
+
+    def to_rank(self, value: float) -> float:
+        """An action value of :meth:`context`'s search in rank-reward units (already are)."""
+        return float(value)
 
     def _exact_last_turns(
         self, game: Game, values: np.ndarray, feats: np.ndarray, over: np.ndarray, index: np.ndarray
@@ -108,8 +117,16 @@ class PlannerValue:
         self.weights = weights or Weights(deep=0, solo_deep=0)
 
     def placement_values(self, game: Game) -> np.ndarray:
-        v0 = placement_values(Context(game, self.weights))
+        v0 = placement_values(self.context(game))
         return np.clip(v0 / self.weights.margin_scale, -1.0, 1.0)
+
+    def context(self, game: Game) -> Context:
+        """The search context of the turn of ``game`` (its values are in the planner's units: :meth:`to_rank`)."""
+        return Context(game, self.weights)
+
+    def to_rank(self, value: float) -> float:
+        """An action value of :meth:`context`'s search in rank-reward units (as :meth:`placement_values`)."""
+        return float(np.clip(value / self.weights.margin_scale, -1.0, 1.0))
 
 
 def make_value(spec: str, num_players: int) -> TDValue | PlannerValue | MixedValue:

@@ -145,6 +145,15 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--every-move", action="store_true", help="show the table after every move, not only after each turn"
     )
+    parser.add_argument(
+        "--review", action="store_true",
+        help="after the replay, review the game: each turn's luck, each player's luck-adjusted result, "
+        "the three biggest mistakes with the better move (a finished game of 2-4 players)",
+    )
+    parser.add_argument(
+        "--review-value", type=review_value, default="td", metavar="VALUE",
+        help="whose exact search the review values positions with: td (default), planner, or td:path=MODEL",
+    )
 
 
 def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -174,7 +183,28 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if text is None:
         return _fail("a replay needs 'states' or 'initial_state'")
     out.write(text)
+    if getattr(args, "review", False):
+        from shelfie_env.play.review_text import render_review, replay_review
+
+        try:
+            review = replay_review(data, moves, getattr(args, "review_value", "td"))
+        except (ValueError, OSError) as exc:
+            return _fail(f"cannot review {args.file}: {exc}")
+        out.write("\n" + render_review(review))
     return 0
+
+
+def review_value(text: str) -> str:
+    """``--review-value``: ``td``, ``planner`` or ``td:path=MODEL`` (an existing file)."""
+    name, _, rest = text.partition(":")
+    if text in ("td", "planner"):
+        return text
+    key, _, path = rest.partition("=")
+    if name == "td" and key == "path" and path:
+        if not Path(path).is_file():
+            raise argparse.ArgumentTypeError(f"no model file {path}")
+        return text
+    raise argparse.ArgumentTypeError(f"unknown value function {text!r}; use td, planner or td:path=MODEL")
 
 
 def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool = False) -> str | None:

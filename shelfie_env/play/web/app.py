@@ -13,6 +13,7 @@ GET      /api/games/{id}?since=N          public view, with the moves from index
 POST     /api/games/{id}/actions          ``{"seat", "token", "action", "expect"}``
 POST     /api/games/{id}/hint             ``{"seat", "token"[, "k"]}`` -> top moves
 GET      /api/games/{id}/replay           replay JSON of a finished game
+GET      /api/games/{id}/review           luck, regrets and mistakes of a finished game
 =======  ===============================  ==============================================
 """
 
@@ -45,6 +46,7 @@ from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import SYMBOLS
 from shelfie_env.game.engine import MAX_PLAYERS
 from shelfie_env.play.web.guard import RateLimiter
+from shelfie_env.play.web.review import GameReviews
 from shelfie_env.play.web.service import MAX_NAME, GameService, WebError
 from shelfie_env.play.web.store import WRITE_TIMEOUT, GameStore, StoreBusyError
 
@@ -302,6 +304,7 @@ def create_app(
         service.bots_only_pace_s = bot_table_pace
     game_limit = RateLimiter(games_per_minute)
     hint_limit = RateLimiter(hints_per_minute)
+    reviews = GameReviews(service)
     # Game logic is CPU-bound Python: a few worker threads keep the event loop free for I/O
     # without dozens of threads fighting over the GIL (which made the latency tail long).
     limiter = anyio.CapacityLimiter(worker_threads)
@@ -421,6 +424,7 @@ def create_app(
         Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
         Route("/api/games/{game_id}/hint", post_hint, methods=["POST"]),
         Route("/api/games/{game_id}/replay", get_replay),
+        Route("/api/games/{game_id}/review", reviews.endpoint(run_in_threadpool, _limited)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
@@ -430,5 +434,6 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.reviews = reviews
     app.state.store = store
     return app

@@ -1,0 +1,145 @@
+"""``shelfie replay FILE --review``: a finished game's review (:mod:`shelfie_env.arena.review`) as text.
+
+Luck per turn for each player, each player's raw and luck-adjusted result with
+their decisions' total regret, and the three biggest mistakes with the better
+move, as a backgammon player reads gnubg's analysis.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from shelfie_env.arena.review import review_game
+
+MARKS = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--", "": ""}
+"""Short marks of a turn's luck in the table."""
+WIDTH = 80
+"""Prose lines are wrapped to this width."""
+NAME_WIDTH = 12
+"""Names are cut to this many characters in the tables (four players fit in 80 columns)."""
+
+
+def positions(data: dict[str, Any], moves: Sequence[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The first position and one position after each move of a replay file (its ``states``, with
+    or without the starting position first, or its move entries' ``state``); ``ValueError`` if absent."""
+    states = data.get("states") if isinstance(data.get("states"), list) else []
+    if not states and moves and all(getattr(m, "state", None) is not None for m in moves):
+        states = [m.state for m in moves]
+    initial = data.get("initial_state")
+    if len(states) == len(moves) + 1:
+        initial, states = states[0], states[1:]
+    if not isinstance(initial, dict) or len(states) != len(moves) or not all(isinstance(s, dict) for s in states):
+        raise ValueError("a review needs the starting position and the position after each move ('states')")
+    return initial, list(states)
+
+
+def replay_review(data: dict[str, Any], moves: Sequence[Any], value: str = "td") -> dict[str, Any]:
+    """The review of the game a replay file holds (``moves`` as read by :func:`.replay.read_move`),
+    with the players named as the replay names them."""
+    from shelfie_env.play.replay import seat_names
+
+    initial, states = positions(data, moves)
+    actions = [m.action for m in moves]
+    if any(a is None for a in actions):
+        raise ValueError("a review needs every move as an action id")
+    players = initial.get("num_players")
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise ValueError("the starting position has no valid num_players")
+    return review_game(initial, actions, states, value=value, names=seat_names(data, players))
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def _cut(name: str, width: int = NAME_WIDTH) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _win_points(regret: float, players: int) -> str:
+    """``(about 7 points of win chance)`` at two players, where the rank reward is a win chance."""
+    if players != 2:
+        return ""
+    return f" (about {regret * 50:.0f} points of win chance)" if regret * 50 >= 0.5 else " (under a point of win chance)"
+
+
+def render_review(review: dict[str, Any]) -> str:
+    """The review as text: luck per turn, the results and the biggest mistakes."""
+    players = review["players"]
+    n = review["num_players"]
+    names = [_cut(p["name"]) for p in players]
+    width = max(9, *(len(x) for x in names))
+    lines = [
+        *_prose(f"Review by {review['value']}'s exact search over the dice. Values are in units of {review['unit']}."),
+        "",
+        *_prose("Luck per turn: the value after the turn's rolls minus the average over everything they could "
+                "have shown."),
+        "round  " + "".join(x.ljust(width + 3) for x in names).rstrip(),
+    ]
+    by_round: dict[int, dict[int, dict[str, Any]]] = {}
+    for t in review["turns"]:
+        by_round.setdefault(t["round"], {})[t["seat"]] = t
+    for rnd in sorted(by_round):
+        cells = []
+        for s in range(n):
+            t = by_round[rnd].get(s)
+            cell = "" if t is None else f"{_signed(t['luck'])} {MARKS[t['mark']]}".rstrip()
+            cells.append(cell.ljust(width + 3))
+        lines.append(f"{rnd:>5}  " + "".join(cells).rstrip())
+    lines.append("total  " + "".join(_signed(p["luck"]).ljust(width + 3) for p in players).rstrip())
+    th = review["thresholds"]
+    lines += [
+        *_prose(f"(+ lucky, - unlucky: a turn's luck of {th['lucky']:.2f} or more either way; "
+                f"++ / --: {th['very_lucky']:.2f} or more)"),
+        "",
+        *_prose("Results (result: +1 first, -1 last; adjusted: the result less the player's own luck plus "
+                "their share of the rivals'):"),
+    ]
+    head = ["player", "score", "result", "luck", "adjusted", "decisions", "regret", "mistakes", "blunders"]
+    rows = [
+        [names[i], str(p["score"]), _signed(p["result"]), _signed(p["luck"]), _signed(p["adjusted"]),
+         str(p["decisions"]), f"{p['regret']:.2f}", str(p["mistakes"]), str(p["blunders"])]
+        for i, p in enumerate(players)
+    ]
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
+    for r in [head, *rows]:
+        lines.append("  ".join(r[0].ljust(widths[0]) if c == 0 else r[c].rjust(widths[c]) for c in range(len(r))))
+    lines += [
+        *_prose(f"(regret: the best move's value minus the value of the move played, summed over the "
+                f"player's decisions; a mistake costs {th['mistake']:.2f} or more, a blunder "
+                f"{th['blunder']:.2f} or more)"),
+        "",
+    ]
+    mistakes = review["mistakes"]
+    if not mistakes:
+        lines.append("No mistakes: every move played was the best by this search.")
+    else:
+        lines.append(f"The {len(mistakes)} biggest mistake{'s' if len(mistakes) > 1 else ''}:")
+        for k, m in enumerate(mistakes, 1):
+            lines += [
+                f"{k}. move {m['move']}, round {m['round']}, {players[m['seat']]['name']}",
+                f"   {_situation(m)}",
+                f"   played {m['played']}",
+                f"   better {m['better']}",
+                f"   regret {m['regret']:.3f}{_win_points(m['regret'], n)}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def _prose(text: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, break_on_hyphens=False)
+
+
+def _situation(m: dict[str, Any]) -> str:
+    dice = " ".join(m["dice"])
+    if m["phase"] == "reroll":
+        left = m["rolls_left"]
+        return f"dice {dice}, {left} reroll{'s' if left != 1 else ''} left"
+    if m["phase"] == "circle":
+        return f"dice left {dice}" if dice else "no dice left"
+    return f"dice {dice}, nothing to circle"
+
+
+__all__ = ["positions", "render_review", "replay_review"]
