@@ -12,6 +12,8 @@ POST     /api/games                       ``{"seats": [...]}`` -> first view + t
 GET      /api/games/{id}?since=N          public view, with the moves from index N
 POST     /api/games/{id}/actions          ``{"seat", "token", "action", "expect"}``
 POST     /api/games/{id}/hint             ``{"seat", "token"[, "k"]}`` -> top moves
+POST     /api/games/{id}/rematch          ``{"seat", "token"}`` -> the rematch (opened once)
+GET      /api/games/{id}/rematch          whether the finished game has a rematch yet
 GET      /api/games/{id}/replay           replay JSON of a finished game
 =======  ===============================  ==============================================
 """
@@ -384,6 +386,16 @@ def create_app(
         _limited(hint_limit, request, "hint requests")
         return JSONResponse(await run_in_threadpool(service.hint, game_id, body))
 
+    async def post_rematch(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        body = await _json_body(request)
+        admit = functools.partial(_limited, game_limit, request, "new tables")  # only when one is opened
+        view, created = await run_in_threadpool(service.rematch, game_id, body, admit)
+        return JSONResponse(view, status_code=201 if created else 200)
+
+    async def get_rematch(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(service.rematch_status, request.path_params["game_id"]))
+
     async def get_replay(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         replay = await run_in_threadpool(service.replay, game_id)
@@ -420,6 +432,8 @@ def create_app(
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
         Route("/api/games/{game_id}/hint", post_hint, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch", post_rematch, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch", get_rematch, methods=["GET"]),
         Route("/api/games/{game_id}/replay", get_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
