@@ -149,6 +149,24 @@ def test_meta_lists_the_registered_bots(client: TestClient) -> None:
     assert tables["greedy"] == [1, 2, 3, 4] and tables["ppo"] == [1, 2]  # the shipped ppo models
     r = client.post("/api/games", json={"seats": [{"type": "human"}] * 2 + [{"type": "bot", "bot": "ppo"}]})
     assert r.status_code == 400 and r.json()["error"] == "bot_unavailable" and "/" not in r.json()["message"]
+    # the start page's default opponent is the shipped self-taught bot, named as the terminal help names it
+    assert meta["default_bot"] == "td" and meta["bot_notes"]["td"] == "the shipped self-taught bot"
+    assert tables["td"] == [2, 3, 4]
+
+
+def test_the_page_names_the_items_as_the_engine_does(client: TestClient) -> None:
+    """The row labels and cell names of the page are the engine's symbol names (actions.py)."""
+    from shelfie_env.game.actions import SYMBOL_PLURALS, SYMBOLS
+
+    common = client.get("/static/common.js").text
+
+    def js_list(name: str) -> list[str]:
+        found = re.search(rf"const {name} = (\[[^\]]*\]);", common)
+        assert found, f"common.js defines no {name} list"
+        return json.loads(found.group(1))
+
+    assert js_list("SYMBOLS") == list(SYMBOLS) and js_list("PLURALS") == list(SYMBOL_PLURALS)
+    assert client.get("/api/meta").json()["symbols"] == list(SYMBOLS)
 
 
 # ----------------------------------------------------------------------------- whole games

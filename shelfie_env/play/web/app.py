@@ -58,6 +58,10 @@ HINTS_PER_MINUTE = 30.0
 """Default: hint requests one client address may send per minute."""
 EXPIRE_DAYS = 30.0
 """Default: an unfinished game with no move for this many days is deleted."""
+DEFAULT_BOT = "td"
+"""The bot the start page seats by default: the project's one default opponent."""
+BOT_NOTES = {"td": "the shipped self-taught bot"}
+"""What the start page says of a bot beside its name, in the terminal help's words."""
 HOUSEKEEPING_S = 600.0
 """How often expired games are deleted and idle games leave memory."""
 
@@ -356,6 +360,8 @@ def create_app(
             {
                 "bots": names,
                 "bot_tables": tables,
+                "default_bot": DEFAULT_BOT,
+                "bot_notes": {b: note for b, note in BOT_NOTES.items() if b in names},
                 "hint": service.hints_available(),
                 "max_players": MAX_PLAYERS,
                 "max_name": MAX_NAME,
