@@ -490,9 +490,14 @@ def test_rematch_from_the_end_screen_and_the_other_player_follows(
     old = open_from_state(server, [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}], state)
     gid = old["game_id"]
     ann, bob = new_page(browser), new_page(browser)
+    # Ann opened the table: her browser keeps every seat's link, as the start page leaves it
+    ann.add_init_script(
+        f"localStorage.setItem('shelfie:game:{gid}', JSON.stringify({{links: {json.dumps(old['links'])}, creator: true}}))"
+    )
     for page, seat in ((ann, "0"), (bob, "1")):
         page.goto(server.url + old["links"][seat])
         ready(page)
+    assert ann.input_value("#invite-links input[data-seat='1']") == server.url + old["links"]["1"]
     assert not ann.is_visible("#rematch-top") and not ann.is_visible("#play-again")  # not before the end
     click_action(bob, last)  # Bob's move ends the game
     for page in (ann, bob):
@@ -521,6 +526,9 @@ def test_rematch_from_the_end_screen_and_the_other_player_follows(
     assert server.api(f"/api/games/{gid}")["rematch"] == {"game_id": rid, "seat_map": [1, 0]}
     assert ann.get_attribute("#boards .board.mine", "data-seat") == "1"
     assert ann.locator("#dice .die:enabled").count() == 0 and not ann.is_visible("#result")
+    # her Invite panel gives Bob's link to the rematch: his own token, at his new seat
+    bob_token = old["tokens"]["1"]
+    assert ann.input_value("#invite-links input[data-seat='0']") == server.url + f"/g/{rid}#seat=0&token={bob_token}"
 
     # Bob's finished page finds the rematch by itself and offers to join it with his seat's link
     bob.wait_for_selector("#join-rematch", state="visible")
