@@ -551,6 +551,12 @@ def test_rematch_from_the_end_screen_and_the_other_player_follows(
     ann.wait_for_selector("#log li")
     assert ann.locator("#log li").nth(0).get_attribute("data-name") == "stop rolling"
     assert (ann.locator("#log li .who").nth(0).text_content() or "").startswith("Bob")
+    # Bob opening his old invite link later finds the offer at once (from the finished game's view)
+    returning = new_page(browser, poll_ms=600_000)
+    returning.goto(server.url + old["links"]["1"])
+    ready(returning)
+    assert returning.is_visible("#join-rematch") and not returning.is_visible("#play-again")
+    assert returning.get_attribute("#join-rematch", "href") == f"/g/{rid}#seat=0&token={bob_token}"
     # someone without a seat may watch the rematch, not open one
     watcher = new_page(browser)
     watcher.goto(server.url + f"/g/{gid}")
@@ -558,7 +564,7 @@ def test_rematch_from_the_end_screen_and_the_other_player_follows(
     assert not watcher.is_visible("#play-again")
     assert watcher.text_content("#join-rematch") == "Watch the rematch"
     assert watcher.get_attribute("#join-rematch", "href") == f"/g/{rid}"
-    for page in (ann, bob, late_bob, watcher):
+    for page in (ann, bob, late_bob, returning, watcher):
         assert page.errors == []  # type: ignore[attr-defined]
         assert (page.text_content("#rematch-error") or "") == ""
 
