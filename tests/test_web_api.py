@@ -1694,3 +1694,17 @@ def test_a_version_2_database_opens_and_its_finished_games_take_a_rematch(tmp_pa
     client = TestClient(create_app(path))
     assert snapshot(client, old["game_id"])["rematch"] is None
     assert ask_rematch(client, old["game_id"], 0, old["tokens"]["0"]).status_code == 201
+
+
+def test_a_rematch_whose_bot_is_gone_is_a_clear_400_that_costs_no_table(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = TestClient(create_app(db, games_per_minute=1))
+    old = finished_game(client, HUMAN_VS_RANDOM)
+    gid, token = old["game_id"], old["tokens"]["0"]
+    with monkeypatch.context() as patch:  # the server now offers another set of bots
+        patch.setattr(GameService, "bot_names", staticmethod(lambda: ["greedy"]))
+        r = ask_rematch(client, gid, 0, token)
+    assert r.status_code == 400 and r.json()["error"] == "unknown_bot" and "'random'" in r.json()["message"]
+    assert snapshot(client, gid)["rematch"] is None and client.app.state.store.count_games() == {"over": 1}
+    assert ask_rematch(client, gid, 0, token).status_code == 201  # the refusal did not use up the limit

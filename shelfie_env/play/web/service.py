@@ -362,19 +362,19 @@ class GameService:
         seat = self._check_seat(row.seats, body) if people or "seat" in body else None
         if row.status != "over":
             raise WebError(409, "game_not_over", "a rematch can be started once the game is over")
-        created = False
-        rematch_id = row.rematch
-        if rematch_id is None:
-            admit()
-            try:
-                save = functools.partial(self.store.create_rematch, game_id)
-                view = self._open(self._rematch_seats(row.seats), save)
-                rematch_id, created = view["game_id"], True
-            except RematchTakenError:  # another player's request opened it meanwhile
-                rematch_id = self._rematch_id(game_id)
-        if not created:
-            view = self.view(rematch_id)
-        return self._rematch_answer(view, game_id, len(row.seats), seat, body.get("token")), created
+        opened = self._open_rematch(row, admit) if row.rematch is None else None
+        view = opened or self.view(row.rematch or self._rematch_id(game_id))
+        return self._rematch_answer(view, game_id, len(row.seats), seat, body.get("token")), opened is not None
+
+    def _open_rematch(self, row: GameRow, admit: Callable[[], None]) -> dict[str, Any] | None:
+        """Open the rematch of finished game ``row`` (its first view); None when another request
+        opened it meanwhile."""
+        seats = self._rematch_seats(row.seats)  # a bot that cannot play is refused before the rate is
+        admit()
+        try:
+            return self._open(seats, functools.partial(self.store.create_rematch, row.id))
+        except RematchTakenError:
+            return None
 
     def rematch_status(self, game_id: str) -> dict[str, Any]:
         """``{"over", "rematch"}`` of ``game_id`` (one small read: pages of finished games poll it)."""
