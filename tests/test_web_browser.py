@@ -458,9 +458,11 @@ def open_from_state(server: Server, seats: list[dict[str, Any]], state: dict[str
     from shelfie_env.play.web.store import GameStore
 
     store = GameStore(server.db, exclusive=False)
+    service = GameService(store)
     try:
-        return GameService(store).create({"seats": seats}, seed=1, state=state)
+        return service.create({"seats": seats}, seed=1, state=state)
     finally:
+        service.close()
         store.close()
 
 
@@ -567,6 +569,27 @@ def test_rematch_from_the_end_screen_and_the_other_player_follows(
     for page in (ann, bob, late_bob, returning, watcher):
         assert page.errors == []  # type: ignore[attr-defined]
         assert (page.text_content("#rematch-error") or "") == ""
+
+
+def test_a_table_of_bots_is_played_again_by_whoever_watches_it(browser: Any, server: Server) -> None:
+    from shelfie_env.game.engine import Game
+
+    state, last = last_move_position(0)
+    game = Game.from_dict(state, rng=0)
+    game.step(last)
+    old = open_from_state(server, [{"type": "bot", "bot": "random"}, {"type": "bot", "bot": "greedy"}], game.to_dict())
+    page = new_page(browser)
+    page.goto(server.url + f"/g/{old['game_id']}")
+    ready(page)
+    assert page.is_visible("#result") and page.is_visible("#play-again")
+    assert page.text_content("#again-note") == "The same bots, new dice; greedy bot starts."
+    page.click("#rematch-top")
+    page.wait_for_url(lambda url: "/g/" in url and old["game_id"] not in url)
+    rid = game_id_of(page)
+    assert "#" not in page.url  # no seat to take: the page watches the bots play
+    page.wait_for_selector("#log li")
+    assert [s["bot"] for s in server.api(f"/api/games/{rid}")["seats"]] == ["greedy", "random"]
+    assert page.errors == []  # type: ignore[attr-defined]
 
 
 def cross_position(seed: int) -> dict[str, Any]:
