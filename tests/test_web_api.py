@@ -149,6 +149,24 @@ def test_meta_lists_the_registered_bots(client: TestClient) -> None:
     assert tables["greedy"] == [1, 2, 3, 4] and tables["ppo"] == [1, 2]  # the shipped ppo models
     r = client.post("/api/games", json={"seats": [{"type": "human"}] * 2 + [{"type": "bot", "bot": "ppo"}]})
     assert r.status_code == 400 and r.json()["error"] == "bot_unavailable" and "/" not in r.json()["message"]
+    # the start page's default opponent is the shipped self-taught bot, named as the terminal help names it
+    assert meta["default_bot"] == "td" and meta["bot_notes"]["td"] == "the shipped self-taught bot"
+    assert tables["td"] == [2, 3, 4]
+
+
+def test_the_page_names_the_items_as_the_engine_does(client: TestClient) -> None:
+    """The row labels and cell names of the page are the engine's symbol names (actions.py)."""
+    from shelfie_env.game.actions import SYMBOL_PLURALS, SYMBOLS
+
+    common = client.get("/static/common.js").text
+
+    def js_list(name: str) -> list[str]:
+        found = re.search(rf"const {name} = (\[[^\]]*\]);", common)
+        assert found, f"common.js defines no {name} list"
+        return json.loads(found.group(1))
+
+    assert js_list("SYMBOLS") == list(SYMBOLS) and js_list("PLURALS") == list(SYMBOL_PLURALS)
+    assert client.get("/api/meta").json()["symbols"] == list(SYMBOLS)
 
 
 # ----------------------------------------------------------------------------- whole games
@@ -1482,3 +1500,211 @@ def test_polls_of_a_game_that_has_not_moved_reuse_its_view(
     assert client.get(f"/api/games/{gid}?since=0").json()["moves"] == moved["moves"]
     assert client.get(f"/api/games/{gid}?since=1").json() == after
     assert calls == {"head": 1, "stored": 0}
+
+
+# ----------------------------------------------------------------------------- rematch
+
+
+def finished_state(num_players: int, seed: int = 0) -> dict[str, Any]:
+    """The last state of a game played with random legal moves."""
+    game, rnd = Game.new(num_players, rng=seed), random.Random(seed)
+    while not game.over:
+        game.step(rnd.choice(list(game.legal_actions())))
+    return game.to_dict()
+
+
+def finished_game(client: TestClient, spec: dict[str, Any], seed: int = 0) -> dict[str, Any]:
+    """A table opened at the end of a game (its first view, with tokens and links)."""
+    return client.app.state.service.create(spec, seed=seed, state=finished_state(len(spec["seats"]), seed))
+
+
+def ask_rematch(client: TestClient, gid: str, seat: int | None, token: str | None) -> Any:
+    body = {} if seat is None else {"seat": seat, "token": token}
+    return client.post(f"/api/games/{gid}/rematch", json=body)
+
+
+THREE_SEATS = {
+    "seats": [
+        {"type": "human", "name": "Ann"},
+        {"type": "bot", "bot": "greedy", "name": "Gus"},
+        {"type": "human", "name": "Cy"},
+    ]
+}
+
+
+def test_a_rematch_seats_the_same_players_one_seat_on_with_new_dice(client: TestClient, db: Path) -> None:
+    old = finished_game(client, THREE_SEATS)
+    gid, tokens = old["game_id"], old["tokens"]
+    assert old["over"] and old["rematch"] is None
+    assert client.get(f"/api/games/{gid}/rematch").json() == {"over": True, "rematch": None}
+    r = ask_rematch(client, gid, 2, tokens["2"])
+    assert r.status_code == 201, r.text
+    new = r.json()
+    rid = new["game_id"]
+    assert rid != gid and new["rematch_of"] == gid and not new["over"] and new["num_moves"] == 0
+    # everyone moves one seat on: Gus (the bot) starts, then Cy, then Ann
+    assert new["seat_map"] == [2, 0, 1]
+    assert [(s["type"], s["name"], s["bot"]) for s in new["seats"]] == [
+        ("bot", "Gus", "greedy"), ("human", "Cy", None), ("human", "Ann", None)
+    ]  # fmt: skip
+    assert new["tokens"] == {"1": tokens["2"]}  # the asker's own token, at the asker's new seat
+    assert new["links"] == {"1": f"/g/{rid}#seat=1&token={tokens['2']}"}
+    store: GameStore = client.app.state.store
+    assert store.initial_rng(rid) != store.initial_rng(gid)  # new dice
+    # the finished game now points at it, in its view and in the small poll
+    info = {"game_id": rid, "seat_map": [2, 0, 1]}
+    assert snapshot(client, gid)["rematch"] == info
+    assert client.get(f"/api/games/{gid}/rematch").json() == {"over": True, "rematch": info}
+    assert snapshot(client, rid)["rematch"] is None
+    # the other person's old token holds their new seat; a seat's old token holds no other seat
+    view = settle(client, new)  # Gus plays his turn
+    assert view["state"]["current_player"] == 1
+    assert act(client, rid, 1, tokens["0"], 0).json()["error"] == "bad_token"
+    r = act(client, rid, 1, tokens["2"], 0, expect=view["num_moves"])
+    assert r.status_code == 200, r.text
+    # asking again, from the other person, finds the same rematch: 200, not a second game
+    again = ask_rematch(client, gid, 0, tokens["0"])
+    assert again.status_code == 200
+    assert again.json()["game_id"] == rid and again.json()["links"] == {"2": f"/g/{rid}#seat=2&token={tokens['0']}"}
+    assert store.count_games() == {"over": 1, "active": 1}
+
+
+def test_a_table_of_bots_gets_its_rematch_without_a_token(client: TestClient) -> None:
+    spec = {"seats": [{"type": "bot", "bot": "random"}, {"type": "bot", "bot": "greedy"}]}
+    old = finished_game(client, spec, seed=3)
+    r = ask_rematch(client, old["game_id"], None, None)
+    assert r.status_code == 201, r.text
+    new = r.json()
+    assert [s["bot"] for s in new["seats"]] == ["greedy", "random"]
+    assert new["tokens"] == {} and new["links"] == {}
+    assert settle(client, new)["over"]  # its bots play it out in the background
+    assert ask_rematch(client, old["game_id"], None, None).json()["game_id"] == new["game_id"]
+
+
+def test_bad_rematch_requests_get_a_clear_error_and_open_nothing(client: TestClient) -> None:
+    old = finished_game(client, TWO_HUMANS)
+    gid, token = old["game_id"], old["tokens"]["0"]
+    live = create(client, TWO_HUMANS)
+    cases = [
+        (ask_rematch(client, "nope", 0, token), 404, "unknown_game"),
+        (client.get("/api/games/nope/rematch"), 404, "unknown_game"),
+        (ask_rematch(client, gid, None, None), 400, "missing_seat"),
+        (ask_rematch(client, gid, 0, None), 403, "missing_token"),
+        (ask_rematch(client, gid, 1, token), 403, "bad_token"),
+        (ask_rematch(client, gid, 5, token), 400, "bad_seat"),
+        (client.post(f"/api/games/{gid}/rematch", json={"seat": 0, "token": token, "x": 1}), 400, "bad_request"),
+        (client.post(f"/api/games/{gid}/rematch", json=[0]), 400, "bad_request"),
+        (client.post(f"/api/games/{gid}/rematch", content=b"{", headers={"content-type": "application/json"}),
+         400, "bad_json"),
+        (client.post(f"/api/games/{gid}/rematch", content=b"seat=0", headers={"content-type": "text/plain"}),
+         415, "unsupported_media_type"),
+        (ask_rematch(client, live["game_id"], 0, live["tokens"]["0"]), 409, "game_not_over"),
+        (client.put(f"/api/games/{gid}/rematch", json={}), 405, "method_not_allowed"),
+    ]  # fmt: skip
+    for r, status, code in cases:
+        assert (r.status_code, r.json()["error"]) == (status, code), r.text
+        assert r.json()["message"]
+    assert snapshot(client, gid)["rematch"] is None
+    assert client.app.state.store.count_games() == {"over": 1, "active": 1}
+
+
+def test_players_asking_for_a_rematch_at_once_open_one_game(client: TestClient) -> None:
+    old = finished_game(client, TWO_HUMANS)
+    gid, tokens = old["game_id"], old["tokens"]
+    answers: list[Any] = []
+    barrier = threading.Barrier(8)
+
+    def send(seat: int) -> None:
+        barrier.wait()
+        answers.append(ask_rematch(client, gid, seat, tokens[str(seat)]))
+
+    threads = [threading.Thread(target=send, args=(i % 2,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.status_code for r in answers) == [200] * 7 + [201]
+    assert len({r.json()["game_id"] for r in answers}) == 1
+    assert client.app.state.store.count_games() == {"over": 1, "active": 1}
+
+
+def test_rematches_count_as_new_tables_for_the_rate_limit(db: Path) -> None:
+    app = create_app(db, games_per_minute=1)
+    alice, bob = TestClient(app, client=("10.0.0.1", 1000)), TestClient(app, client=("10.0.0.2", 1000))
+    old = create(alice, TWO_HUMANS)  # Alice's one table this minute
+    gid = old["game_id"]
+    final = finished_game(alice, TWO_HUMANS)
+    gid, tokens = final["game_id"], final["tokens"]
+    r = ask_rematch(alice, gid, 0, tokens["0"])
+    assert r.status_code == 429 and r.json()["error"] == "rate_limited" and int(r.headers["retry-after"]) >= 1
+    assert snapshot(alice, gid)["rematch"] is None
+    opened = ask_rematch(bob, gid, 1, tokens["1"])  # Bob's address has its own budget
+    assert opened.status_code == 201
+    found = ask_rematch(alice, gid, 0, tokens["0"])  # joining the open rematch is no new table
+    assert found.status_code == 200 and found.json()["game_id"] == opened.json()["game_id"]
+
+
+def test_a_rematch_survives_a_restart_and_a_deleted_one_can_be_asked_again(db: Path) -> None:
+    first = TestClient(create_app(db))
+    old = finished_game(first, TWO_HUMANS)
+    gid, tokens = old["game_id"], old["tokens"]
+    rid = ask_rematch(first, gid, 0, tokens["0"]).json()["game_id"]
+    second = restart(first, db)
+    assert snapshot(second, gid)["rematch"] == {"game_id": rid, "seat_map": [1, 0]}
+    again = ask_rematch(second, gid, 1, tokens["1"])
+    assert again.status_code == 200 and again.json()["game_id"] == rid
+    assert act(second, rid, 0, tokens["1"], 0, expect=0).status_code == 200  # Bob starts the rematch
+    # an expired rematch is gone from the finished game, and a new one can be opened
+    store: GameStore = second.app.state.store
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE games SET updated=0 WHERE id=?", (rid,))
+    assert store.expire(active_before=1.0, over_before=None) == 1
+    assert snapshot(second, gid)["rematch"] is None
+    fresh = ask_rematch(second, gid, 1, tokens["1"])
+    assert fresh.status_code == 201 and fresh.json()["game_id"] not in (gid, rid)
+
+
+def test_a_rematch_refused_by_a_locked_database_is_a_503_and_stores_nothing(db: Path) -> None:
+    client = TestClient(create_app(db, write_timeout=0.3))
+    old = finished_game(client, TWO_HUMANS)
+    gid, tokens = old["game_id"], old["tokens"]
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        r = ask_rematch(client, gid, 0, tokens["0"])
+        assert r.status_code == 503 and r.json()["error"] == "storage_busy" and r.headers["retry-after"] == "1"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert snapshot(client, gid)["rematch"] is None and client.app.state.store.count_games() == {"over": 1}
+    assert ask_rematch(client, gid, 0, tokens["0"]).status_code == 201
+
+
+def test_a_version_2_database_opens_and_its_finished_games_take_a_rematch(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite3"
+    client = TestClient(create_app(path))
+    old = finished_game(client, TWO_HUMANS)
+    client.app.state.service.close()
+    client.app.state.store.close()
+    con = sqlite3.connect(path)  # as a version 2 server left it: no rematch column
+    con.execute("ALTER TABLE games DROP COLUMN rematch")
+    con.execute("PRAGMA user_version=2")
+    con.commit()
+    con.close()
+    client = TestClient(create_app(path))
+    assert snapshot(client, old["game_id"])["rematch"] is None
+    assert ask_rematch(client, old["game_id"], 0, old["tokens"]["0"]).status_code == 201
+
+
+def test_a_rematch_whose_bot_is_gone_is_a_clear_400_that_costs_no_table(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = TestClient(create_app(db, games_per_minute=1))
+    old = finished_game(client, HUMAN_VS_RANDOM)
+    gid, token = old["game_id"], old["tokens"]["0"]
+    with monkeypatch.context() as patch:  # the server now offers another set of bots
+        patch.setattr(GameService, "bot_names", staticmethod(lambda: ["greedy"]))
+        r = ask_rematch(client, gid, 0, token)
+    assert r.status_code == 400 and r.json()["error"] == "unknown_bot" and "'random'" in r.json()["message"]
+    assert snapshot(client, gid)["rematch"] is None and client.app.state.store.count_games() == {"over": 1}
+    assert ask_rematch(client, gid, 0, token).status_code == 201  # the refusal did not use up the limit

@@ -38,6 +38,7 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[1]
 DOCS_SHOT = ROOT / "docs" / "img" / "web_table.png"
+DOCS_REMATCH_SHOT = ROOT / "docs" / "img" / "web_rematch.png"
 
 
 def _free_port() -> int:
@@ -131,10 +132,10 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv.stop()
 
 
-def new_page(browser: Any, width: int = 1100, height: int = 900) -> Any:
+def new_page(browser: Any, width: int = 1100, height: int = 900, poll_ms: int = 150) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height})
     context.add_init_script(
-        "localStorage.setItem('shelfie:delay', '20'); localStorage.setItem('shelfie:poll', '150');"
+        f"localStorage.setItem('shelfie:delay', '20'); localStorage.setItem('shelfie:poll', '{poll_ms}');"
     )
     page = context.new_page()
     page.errors = []  # type: ignore[attr-defined]
@@ -406,4 +407,234 @@ def test_the_setup_offers_only_bots_that_can_play_the_table(browser: Any, server
     page.select_option("#seat-type-1", "bot:ppo")
     page.select_option("#num-seats", "3")  # no ppo model plays three: the seat falls back to a bot that can
     assert "bot:ppo" not in offered(1) and "bot:ppo" not in offered(2) and "bot:greedy" in offered(2)
-    assert page.input_value("#seat-type-1") in ("bot:planner", "bot:greedy", "bot:random")
+    assert page.input_value("#seat-type-1") == "bot:td"  # the default opponent, which plays three
+
+
+def test_the_start_page_seats_the_self_taught_bot_by_default(browser: Any, server: Server) -> None:
+    page = new_page(browser)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#seat-type-1")
+    ready(page)
+    assert page.input_value("#num-seats") == "2"
+    assert page.input_value("#seat-type-0") == "human" and page.input_value("#seat-type-1") == "bot:td"
+    label = page.locator("#seat-type-1 option:checked").text_content()
+    assert label == "Bot: td (the shipped self-taught bot)"
+    assert "the bot seats start as td (the shipped self-taught bot)" in " ".join((page.text_content("main") or "").split())
+    for n in ("3", "4"):
+        page.select_option("#num-seats", n)
+        assert {page.input_value(f"#seat-type-{i}") for i in range(1, int(n))} == {"bot:td"}
+    page.click("#start")
+    page.wait_for_url("**/g/**")
+    ready(page)
+    view = server.api(f"/api/games/{game_id_of(page)}")
+    assert [s["bot"] for s in view["seats"]] == [None, "td", "td", "td"]
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------------------- rematch, row labels
+
+
+def last_move_position(seed: int) -> tuple[dict[str, Any], int]:
+    """A two-player position one move before the end, with seat 1 on turn, and that last move
+    (greedy plays both seats; the first seed whose last move is seat 1's is taken)."""
+    from shelfie_env import bots
+    from shelfie_env.game.engine import Game
+
+    bot = bots.make("greedy")
+    while True:
+        game = Game.new(2, rng=seed)
+        before, action = game.to_dict(), -1
+        while not game.over:
+            before, action = game.to_dict(), bot.act(game.to_dict())
+            game.step(action)
+        if before["current_player"] == 1:
+            return before, action
+        seed += 1
+
+
+def open_from_state(server: Server, seats: list[dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
+    """A table opened at ``state`` in the running server's database (it reads the game from the file)."""
+    from shelfie_env.play.web.service import GameService
+    from shelfie_env.play.web.store import GameStore
+
+    store = GameStore(server.db, exclusive=False)
+    service = GameService(store)
+    try:
+        return service.create({"seats": seats}, seed=1, state=state)
+    finally:
+        service.close()
+        store.close()
+
+
+def click_action(page: Any, action: int) -> None:
+    """Play ``action`` (stop, a circle, end turn or a cross-out) by clicking, as a person would."""
+    from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN, STOP
+
+    ready(page)
+    if action == STOP:
+        page.click("#stop")
+    elif action == END_TURN:
+        page.click("#end-turn")
+    elif action >= CROSS_BASE:
+        page.click(f"#boards .board.mine .rowhead[data-row='{action - CROSS_BASE}']")
+    else:
+        cell, joker = divmod(action - CIRCLE_BASE, 2)
+        page.click(f"#boards .board.mine .cell[data-row='{cell // 5}'][data-col='{cell % 5}']")
+        if page.is_visible("#joker-dialog"):
+            page.click("#joker-yes" if joker else "#joker-no")
+    ready(page)
+
+
+def test_rematch_from_the_end_screen_and_the_other_player_follows(
+    browser: Any, server: Server, tmp_path: Path
+) -> None:
+    state, last = last_move_position(0)
+    old = open_from_state(server, [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}], state)
+    gid = old["game_id"]
+    ann, bob = new_page(browser), new_page(browser)
+    # Ann opened the table: her browser keeps every seat's link, as the start page leaves it
+    ann.add_init_script(
+        f"localStorage.setItem('shelfie:game:{gid}', JSON.stringify({{links: {json.dumps(old['links'])}, creator: true}}))"
+    )
+    for page, seat in ((ann, "0"), (bob, "1")):
+        page.goto(server.url + old["links"][seat])
+        ready(page)
+    assert ann.input_value("#invite-links input[data-seat='1']") == server.url + old["links"]["1"]
+    assert not ann.is_visible("#rematch-top") and not ann.is_visible("#play-again")  # not before the end
+    click_action(bob, last)  # Bob's move ends the game
+    for page in (ann, bob):
+        page.wait_for_selector("#result", state="visible")
+        ready(page)
+        # the end screen and the header offer to play again; Bob moves to the first seat
+        assert page.is_visible("#play-again") and page.text_content("#play-again") == "Play again"
+        assert page.is_visible("#rematch-top") and page.text_content("#rematch-top") == "Rematch"
+        assert not page.is_visible("#join-rematch")
+    assert ann.text_content("#again-note") == "The same players, new dice; Bob starts."
+    assert bob.text_content("#again-note") == "The same players, new dice; you start."
+    late_bob = new_page(browser, poll_ms=600_000)  # a second tab of Bob's on the end screen, not looking for news
+    late_bob.goto(server.url + old["links"]["1"])
+    ready(late_bob)
+    assert late_bob.is_visible("#play-again")
+    ann.screenshot(path=str(tmp_path / "web_end_screen.png"), full_page=True)
+    if os.environ.get("SHELFIE_DOCS_SCREENSHOT"):
+        ann.screenshot(path=str(DOCS_REMATCH_SHOT), full_page=True)
+
+    ann.click("#play-again")
+    ann.wait_for_url(lambda url: "/g/" in url and gid not in url)
+    ready(ann)
+    rid = game_id_of(ann)
+    rematch = server.api(f"/api/games/{rid}?since=0")
+    assert [s["name"] for s in rematch["seats"]] == ["Bob", "Ann"] and rematch["num_moves"] == 0
+    assert server.api(f"/api/games/{gid}")["rematch"] == {"game_id": rid, "seat_map": [1, 0]}
+    assert ann.get_attribute("#boards .board.mine", "data-seat") == "1"
+    assert ann.locator("#dice .die:enabled").count() == 0 and not ann.is_visible("#result")
+    # her Invite panel gives Bob's link to the rematch: his own token, at his new seat
+    bob_token = old["tokens"]["1"]
+    assert ann.input_value("#invite-links input[data-seat='0']") == server.url + f"/g/{rid}#seat=0&token={bob_token}"
+
+    # Bob's finished page finds the rematch by itself and offers to join it with his seat's link
+    bob.wait_for_selector("#join-rematch", state="visible")
+    assert not bob.is_visible("#play-again") and bob.text_content("#rematch-top") == "Join the rematch"
+    assert bob.text_content("#again-note") == "A rematch is open: the same players, new dice; you start."
+    bob.screenshot(path=str(tmp_path / "web_rematch_offer.png"), full_page=True)
+    bob.click("#join-rematch")
+    bob.wait_for_url(f"**/g/{rid}#seat=0&token=*")
+    ready(bob)
+    assert bob.get_attribute("#boards .board.mine", "data-seat") == "0"
+    assert bob.is_enabled("#stop") and bob.locator("#dice .die:enabled").count() == 6  # his turn
+    # Bob's other tab asks for a rematch too: it gets the same one, not a second game
+    late_bob.click("#play-again")
+    late_bob.wait_for_url(f"**/g/{rid}#seat=0&token=*")
+    ready(late_bob)
+    assert server.api(f"/api/games/{gid}")["rematch"]["game_id"] == rid
+    # a move in the rematch reaches Ann's page
+    bob.click("#stop")
+    ready(bob)
+    ann.wait_for_selector("#log li")
+    assert ann.locator("#log li").nth(0).get_attribute("data-name") == "stop rolling"
+    assert (ann.locator("#log li .who").nth(0).text_content() or "").startswith("Bob")
+    # Bob opening his old invite link later finds the offer at once (from the finished game's view)
+    returning = new_page(browser, poll_ms=600_000)
+    returning.goto(server.url + old["links"]["1"])
+    ready(returning)
+    assert returning.is_visible("#join-rematch") and not returning.is_visible("#play-again")
+    assert returning.get_attribute("#join-rematch", "href") == f"/g/{rid}#seat=0&token={bob_token}"
+    # someone without a seat may watch the rematch, not open one
+    watcher = new_page(browser)
+    watcher.goto(server.url + f"/g/{gid}")
+    ready(watcher)
+    assert not watcher.is_visible("#play-again")
+    assert watcher.text_content("#join-rematch") == "Watch the rematch"
+    assert watcher.get_attribute("#join-rematch", "href") == f"/g/{rid}"
+    for page in (ann, bob, late_bob, returning, watcher):
+        assert page.errors == []  # type: ignore[attr-defined]
+        assert (page.text_content("#rematch-error") or "") == ""
+
+
+def test_a_table_of_bots_is_played_again_by_whoever_watches_it(browser: Any, server: Server) -> None:
+    from shelfie_env.game.engine import Game
+
+    state, last = last_move_position(0)
+    game = Game.from_dict(state, rng=0)
+    game.step(last)
+    old = open_from_state(server, [{"type": "bot", "bot": "random"}, {"type": "bot", "bot": "greedy"}], game.to_dict())
+    page = new_page(browser)
+    page.goto(server.url + f"/g/{old['game_id']}")
+    ready(page)
+    assert page.is_visible("#result") and page.is_visible("#play-again")
+    assert page.text_content("#again-note") == "The same bots, new dice; greedy bot starts."
+    page.click("#rematch-top")
+    page.wait_for_url(lambda url: "/g/" in url and old["game_id"] not in url)
+    rid = game_id_of(page)
+    assert "#" not in page.url  # no seat to take: the page watches the bots play
+    page.wait_for_selector("#log li")
+    assert [s["bot"] for s in server.api(f"/api/games/{rid}")["seats"]] == ["greedy", "random"]
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def cross_position(seed: int) -> dict[str, Any]:
+    """A two-player position where seat 0 must cross out a row (nothing fits its dice)."""
+    from shelfie_env.game.engine import Game
+
+    rnd = random.Random(seed)
+    while True:
+        game = Game.new(2, rng=rnd.randrange(10**6))
+        while not game.over:
+            if game.phase_name == "cross" and game.current == 0:
+                return game.to_dict()
+            game.step(rnd.choice(list(game.legal_actions())))
+
+
+def test_shelf_rows_are_labelled_with_their_items(browser: Any, server: Server, tmp_path: Path) -> None:
+    from shelfie_env.game.actions import CROSS_BASE, SYMBOL_PLURALS, SYMBOLS, action_name
+
+    view = open_from_state(server, [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "greedy"}],
+                           cross_position(2))  # fmt: skip
+    crossable = sorted(m["action"] - CROSS_BASE for m in view["legal"])
+    assert crossable and all(0 <= r < 5 for r in crossable)
+    for width in (1100, 390):
+        page = new_page(browser, width, 900)
+        page.goto(server.url + view["links"]["0"])
+        ready(page)
+        for seat in ("0", "1"):
+            heads = page.locator(f"#boards .board[data-seat='{seat}'] .rowhead")
+            assert heads.all_text_contents() == list(SYMBOLS)  # readable words beside the icons
+            for r in range(len(SYMBOLS)):
+                assert heads.nth(r).is_visible()
+                box = heads.nth(r).locator(".rowname").bounding_box()
+                assert box is not None and box["height"] >= 7 and box["width"] >= 10
+        # accessible names, as a screen reader gets them: the item, and on your shelf what a tap does
+        mine, theirs = page.locator("#boards .board.mine"), page.locator("#boards .board[data-seat='1']")
+        for r, symbol in enumerate(SYMBOLS):
+            assert theirs.get_by_role("button", name=f"{symbol} row", exact=True).count() == 1
+            name = f"{symbol} row: cross out {SYMBOL_PLURALS[r]}" if r in crossable else f"{symbol} row"
+            head = mine.get_by_role("button", name=name, exact=True)
+            assert head.count() == 1 and head.is_enabled() == (r in crossable)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the page is {overflow}px wider than the screen"
+        mine.screenshot(path=str(tmp_path / f"web_row_labels_{width}.png"))
+        assert page.errors == []  # type: ignore[attr-defined]
+    page.click(f"#boards .board.mine .rowhead[data-row='{crossable[0]}']")  # a labelled row is still a button
+    ready(page)
+    assert page.locator("#log li").nth(0).text_content() == "Ann: " + action_name(CROSS_BASE + crossable[0])
+

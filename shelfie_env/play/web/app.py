@@ -12,6 +12,8 @@ POST     /api/games                       ``{"seats": [...]}`` -> first view + t
 GET      /api/games/{id}?since=N          public view, with the moves from index N
 POST     /api/games/{id}/actions          ``{"seat", "token", "action", "expect"}``
 POST     /api/games/{id}/hint             ``{"seat", "token"[, "k"]}`` -> top moves
+POST     /api/games/{id}/rematch          ``{"seat", "token"}`` -> the rematch (opened once)
+GET      /api/games/{id}/rematch          whether the finished game has a rematch yet
 GET      /api/games/{id}/replay           replay JSON of a finished game
 GET      /api/games/{id}/review           luck, regrets and mistakes of a finished game
 =======  ===============================  ==============================================
@@ -58,6 +60,10 @@ HINTS_PER_MINUTE = 30.0
 """Default: hint requests one client address may send per minute."""
 EXPIRE_DAYS = 30.0
 """Default: an unfinished game with no move for this many days is deleted."""
+DEFAULT_BOT = "td"
+"""The bot the start page seats by default: the project's one default opponent."""
+BOT_NOTES = {"td": "the shipped self-taught bot"}
+"""What the start page says of a bot beside its name, in the terminal help's words."""
 HOUSEKEEPING_S = 600.0
 """How often expired games are deleted and idle games leave memory."""
 
@@ -357,6 +363,8 @@ def create_app(
             {
                 "bots": names,
                 "bot_tables": tables,
+                "default_bot": DEFAULT_BOT,
+                "bot_notes": {b: note for b, note in BOT_NOTES.items() if b in names},
                 "hint": service.hints_available(),
                 "max_players": MAX_PLAYERS,
                 "max_name": MAX_NAME,
@@ -386,6 +394,16 @@ def create_app(
         body = await _json_body(request)
         _limited(hint_limit, request, "hint requests")
         return JSONResponse(await run_in_threadpool(service.hint, game_id, body))
+
+    async def post_rematch(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        body = await _json_body(request)
+        admit = functools.partial(_limited, game_limit, request, "new tables")  # only when one is opened
+        view, created = await run_in_threadpool(service.rematch, game_id, body, admit)
+        return JSONResponse(view, status_code=201 if created else 200)
+
+    async def get_rematch(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(service.rematch_status, request.path_params["game_id"]))
 
     async def get_replay(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -423,6 +441,8 @@ def create_app(
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
         Route("/api/games/{game_id}/hint", post_hint, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch", post_rematch, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch", get_rematch, methods=["GET"]),
         Route("/api/games/{game_id}/replay", get_replay),
         Route("/api/games/{game_id}/review", reviews.endpoint(run_in_threadpool, _limited)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

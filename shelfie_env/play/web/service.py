@@ -10,6 +10,7 @@ each move stored before the next; readers see them as they come.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import importlib
@@ -33,7 +34,14 @@ from shelfie_env.game.engine import MAX_PLAYERS, Game
 from shelfie_env.play.web.botpool import BotPool, build
 from shelfie_env.play.web.events import FRAMES, EntryCache, LiveLog, log_entries
 from shelfie_env.play.web.lines import summary
-from shelfie_env.play.web.store import DamagedRowError, GameRow, GameStore, StoreBusyError, iter_json_lines
+from shelfie_env.play.web.store import (
+    DamagedRowError,
+    GameRow,
+    GameStore,
+    RematchTakenError,
+    StoreBusyError,
+    iter_json_lines,
+)
 
 log = logging.getLogger("shelfie_env.play.web")
 
@@ -132,6 +140,22 @@ class Session:
             {"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")}
             for i, s in enumerate(self.seats)
         ]
+
+
+def seat_link(game_id: str, seat: int, token: str) -> str:
+    """The page link that plays ``seat`` of ``game_id`` with its token (the token stays in the fragment)."""
+    return f"/g/{game_id}#seat={seat}&token={token}"
+
+
+def seat_map(num_seats: int) -> list[int]:
+    """For each seat of a game, its seat in the rematch: everyone moves one seat on, so the
+    second player starts (the first seat is an edge worth about ten points of win rate)."""
+    return [(seat - 1) % num_seats for seat in range(num_seats)]
+
+
+def rematch_info(rematch_id: str | None, num_seats: int) -> dict[str, Any] | None:
+    """A view's ``rematch``: the rematch's id and where each seat sits there (None: no rematch)."""
+    return None if rematch_id is None else {"game_id": rematch_id, "seat_map": seat_map(num_seats)}
 
 
 def _rng_state(rng: np.random.Generator) -> dict[str, Any]:
@@ -234,6 +258,14 @@ class GameService:
         ``seed`` fixes the dice and ``state`` (a state dict, docs/rules.md) the starting
         position; both are for Python callers (tests, tools), not the HTTP API.
         """
+        seats, tokens = self._new_seats(spec)
+        view = self._open(seats, self.store.create_game, seed, state)
+        view["tokens"] = {str(i): t for i, t in tokens.items()}
+        view["links"] = {str(i): seat_link(view["game_id"], i, t) for i, t in tokens.items()}
+        return view
+
+    def _new_seats(self, spec: object) -> tuple[list[dict[str, Any]], dict[int, str]]:
+        """The seats a table spec asks for, and a new token per human seat (refused with a 400)."""
         if not isinstance(spec, dict):
             raise _bad('the body must be a JSON object like {"seats": [...]}')
         unknown = set(spec) - {"seats"}
@@ -242,7 +274,6 @@ class GameService:
         seats_in = spec.get("seats")
         if not isinstance(seats_in, list) or not 1 <= len(seats_in) <= MAX_PLAYERS:
             raise _bad(f"'seats' must be a list of 1 to {MAX_PLAYERS} seats", "bad_seats")
-        available = self.bot_names()
         seats: list[dict[str, Any]] = []
         tokens: dict[int, str] = {}
         for i, s in enumerate(seats_in):
@@ -259,15 +290,30 @@ class GameService:
                 seats.append({"type": "human", "name": name, "bot": None, "token_hash": _hash_token(token)})
             elif kind == "bot":
                 bot = s.get("bot")
-                if bot not in available:
-                    raise _bad(
-                        f"seat {i}: unknown bot {bot!r}; available: {', '.join(available)}", "unknown_bot"
-                    )
-                self._bot(bot, len(seats_in))  # fail now, not mid-game, if it cannot be built
+                self._check_bot(i, bot, len(seats_in))
                 name = clean_name(s.get("name"), f"{bot} bot")
                 seats.append({"type": "bot", "name": name, "bot": bot, "token_hash": None})
             else:
                 raise _bad(f"seat {i}: 'type' must be 'human' or 'bot', got {kind!r}", "bad_seats")
+        return seats, tokens
+
+    def _check_bot(self, seat: int, bot: object, num_players: int) -> None:
+        """Refuse (400) a bot that is not offered or cannot be built for this table: now, not mid-game."""
+        available = self.bot_names()
+        if bot not in available:
+            raise _bad(f"seat {seat}: unknown bot {bot!r}; available: {', '.join(available)}", "unknown_bot")
+        assert isinstance(bot, str)
+        self._bot(bot, num_players)
+
+    def _open(
+        self,
+        seats: list[dict[str, Any]],
+        save: Callable[[str, list[dict[str, Any]], dict[str, Any], dict[str, Any], str], None],
+        seed: int | None = None,
+        state: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Deal a new game for ``seats``, store it with ``save(id, seats, state, rng, status)`` and
+        return its first view (its bots start playing)."""
         game_id = secrets.token_urlsafe(12)
         rng = np.random.default_rng(secrets.randbits(128) if seed is None else seed)
         if state is None:
@@ -279,7 +325,7 @@ class GameService:
         first = game.to_dict()
         session = Session(game_id, seats, game, rng, 0, LiveLog(0, first))
         try:
-            self.store.create_game(game_id, seats, first, _rng_state(rng), "over" if game.over else "active")
+            save(game_id, seats, first, _rng_state(rng), "over" if game.over else "active")
         except StoreBusyError as exc:
             raise WebError(
                 503, "storage_busy", "the database is busy; the table was not opened, try again", retry_after=1
@@ -289,10 +335,86 @@ class GameService:
                 self._sessions[game_id] = session
         with session.lock:
             self._wake(session)
-            view = self._view(session, 0)
-        view["tokens"] = {str(i): t for i, t in tokens.items()}
-        view["links"] = {str(i): f"/g/{game_id}#seat={i}&token={t}" for i, t in tokens.items()}
-        return view
+            return self._view(session, 0)
+
+    # ------------------------------------------------------------- rematch
+    def rematch(
+        self, game_id: str, body: object, admit: Callable[[], None] = lambda: None
+    ) -> tuple[dict[str, Any], bool]:
+        """Start the rematch of finished game ``game_id``, or find the one already started.
+
+        ``body`` is ``{"seat", "token"}`` of one of its people (a table of bots only needs
+        neither). The rematch seats the same people and bots, with the same names and tokens,
+        each one seat on (:func:`seat_map`: the first turn passes to the next player), and
+        deals new dice. A game has one rematch however many ask for it: the first request
+        opens it (``admit()`` is called just before, to refuse a client over its rate), the
+        others get that one. Returns the rematch's first view plus ``rematch_of``,
+        ``seat_map``, and ``tokens``/``links`` of the asker's seat there; and whether it
+        was opened now.
+        """
+        if not isinstance(body, dict):
+            raise _bad('the body must be a JSON object like {"seat": 0, "token": "..."}')
+        unknown = set(body) - {"seat", "token"}
+        if unknown:
+            raise _bad(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
+        row = self._row(game_id)
+        people = any(s.get("type") == "human" for s in row.seats)
+        seat = self._check_seat(row.seats, body) if people or "seat" in body else None
+        if row.status != "over":
+            raise WebError(409, "game_not_over", "a rematch can be started once the game is over")
+        opened = self._open_rematch(row, admit) if row.rematch is None else None
+        view = opened or self.view(row.rematch or self._rematch_id(game_id))
+        return self._rematch_answer(view, game_id, len(row.seats), seat, body.get("token")), opened is not None
+
+    def _open_rematch(self, row: GameRow, admit: Callable[[], None]) -> dict[str, Any] | None:
+        """Open the rematch of finished game ``row`` (its first view); None when another request
+        opened it meanwhile."""
+        seats = self._rematch_seats(row.seats)  # a bot that cannot play is refused before the rate is
+        admit()
+        try:
+            return self._open(seats, functools.partial(self.store.create_rematch, row.id))
+        except RematchTakenError:
+            return None
+
+    def rematch_status(self, game_id: str) -> dict[str, Any]:
+        """``{"over", "rematch"}`` of ``game_id`` (one small read: pages of finished games poll it)."""
+        found = self.store.rematch_of(game_id) if isinstance(game_id, str) and len(game_id) <= 64 else None
+        if found is None:
+            raise WebError(404, "unknown_game", f"no game with id {game_id!r}")
+        status, num_seats, rematch_id = found
+        return {"over": status == "over", "rematch": rematch_info(rematch_id, num_seats)}
+
+    def _rematch_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rematch's seats: the same people (names, token hashes) and bots, each one seat on."""
+        n = len(seats)
+        moved: list[dict[str, Any]] = [{}] * n
+        for old, new in enumerate(seat_map(n)):
+            moved[new] = dict(seats[old])
+        for i, s in enumerate(moved):
+            if s.get("type") == "bot":
+                self._check_bot(i, s.get("bot"), n)
+        return moved
+
+    def _rematch_id(self, game_id: str) -> str:
+        found = self.store.rematch_of(game_id)
+        if found is None or found[2] is None:  # deleted meanwhile: cannot happen to a game just linked
+            raise WebError(409, "no_rematch", f"game {game_id} has no rematch now; ask again")
+        return found[2]
+
+    @staticmethod
+    def _rematch_answer(
+        view: dict[str, Any], of: str, num_seats: int, seat: int | None, token: object
+    ) -> dict[str, Any]:
+        """The rematch's view with what the asker needs to take their seat there."""
+        mapping = seat_map(num_seats)
+        mine = {} if seat is None or not isinstance(token, str) else {str(mapping[seat]): token}
+        return {
+            **view,
+            "rematch_of": of,
+            "seat_map": mapping,
+            "tokens": mine,
+            "links": {s: seat_link(view["game_id"], int(s), t) for s, t in mine.items()},
+        }
 
     # ------------------------------------------------------------- reading
     def view(self, game_id: str, since: int = 0) -> dict[str, Any]:
@@ -691,7 +813,8 @@ class GameService:
             ) + session.log.entries(start)
         else:
             moves = self._stored_entries(session.id, since)
-        return {**session.head[1], "num_moves": session.num_moves, "moves": moves, "bot_error": session.bot_error}
+        return {**session.head[1], "num_moves": session.num_moves, "moves": moves, "bot_error": session.bot_error,
+                "rematch": None}  # fmt: skip
 
     def _view_row(self, row: GameRow, since: int) -> dict[str, Any]:
         try:
@@ -711,7 +834,7 @@ class GameService:
         else:
             moves = self._stored_entries(row.id, since)
         return {**self._head(row.id, seats, game, game.to_dict()), "num_moves": row.num_moves, "moves": moves,
-                "bot_error": None}  # fmt: skip
+                "bot_error": None, "rematch": rematch_info(row.rematch, len(seats))}  # fmt: skip
 
     def _stored_entries(
         self, game_id: str, since: int, upto: int | None = None, frames: int = FRAMES

@@ -1,7 +1,7 @@
 """SQLite persistence of web games (stdlib ``sqlite3``).
 
 Two tables: ``games`` holds one row per game (seats, first and current state,
-the dice generator's state, number of moves, status) and ``moves`` one row per
+the dice generator's state, number of moves, status, the id of its rematch) and ``moves`` one row per
 action with the state after it. Every move is written in one transaction that
 appends its row and updates the game row, so a restart finds each game exactly
 where its last move left it.
@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
-"""2 added ``games.initial_rng`` (the dice generator's state at the start, so a game's dice can be replayed)."""
+SCHEMA_VERSION = 3
+"""2 added ``games.initial_rng`` (the dice generator's state at the start, so a game's dice can be replayed),
+3 ``games.rematch`` (the id of the game its players started after it)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -46,7 +47,8 @@ CREATE TABLE IF NOT EXISTS games (
     state TEXT NOT NULL,
     rng TEXT NOT NULL,
     num_moves INTEGER NOT NULL,
-    initial_rng TEXT
+    initial_rng TEXT,
+    rematch TEXT
 );
 CREATE TABLE IF NOT EXISTS moves (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -74,6 +76,8 @@ class GameRow:
     num_moves: int
     created: float
     updated: float
+    rematch: str | None = None
+    """The id of the rematch started after this game, while that game is stored."""
 
 
 @dataclass
@@ -129,6 +133,10 @@ class _Write:
     error: BaseException | None = None
 
 
+class RematchTakenError(RuntimeError):
+    """The game already has a stored rematch, or is not finished: no other may be added."""
+
+
 class StoreBusyError(sqlite3.OperationalError):
     """A write found the database locked (by another process) for longer than its timeout."""
 
@@ -182,7 +190,7 @@ class GameStore:
             raise DamagedDatabaseError(
                 f"{self.path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
             )
-        if version not in (0, 1, SCHEMA_VERSION):
+        if version not in (0, 1, 2, SCHEMA_VERSION):
             raise RuntimeError(
                 f"{self.path}: database schema version {version}, this server knows {SCHEMA_VERSION}"
             )
@@ -197,6 +205,8 @@ class GameStore:
                 columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)").fetchall()}
                 if "initial_rng" not in columns:  # a version 1 database: its games have no initial dice state
                     self._db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
+                if "rematch" not in columns:  # before version 3: no game has a rematch yet
+                    self._db.execute("ALTER TABLE games ADD COLUMN rematch TEXT")
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
@@ -227,20 +237,33 @@ class GameStore:
         status: str,
     ) -> None:
         """Insert a new game whose initial and current state is ``state`` (and dice generator ``rng``)."""
-        now = time.time()
-        text = _dumps(state)
-        rng_text = _dumps(rng)
-        row = (game_id, now, now, status, _dumps(seats), text, text, rng_text, rng_text)
+        self._write(_inserter(game_id, seats, state, rng, status))
 
-        def insert(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng,"
-                " initial_rng, num_moves)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                row,
+    def create_rematch(
+        self,
+        of: str,
+        game_id: str,
+        seats: list[dict[str, Any]],
+        state: dict[str, Any],
+        rng: dict[str, Any],
+        status: str,
+    ) -> None:
+        """Insert game ``game_id`` (as :meth:`create_game`) as the rematch of finished game ``of``, in one
+        transaction; :class:`RematchTakenError` (and nothing written) when ``of`` already has a rematch
+        that is still stored, or is not a finished game."""
+        insert = _inserter(game_id, seats, state, rng, status)
+
+        def link(db: sqlite3.Connection) -> None:
+            cur = db.execute(
+                "UPDATE games SET rematch=? WHERE id=? AND status='over'"
+                " AND (rematch IS NULL OR rematch NOT IN (SELECT id FROM games))",
+                (game_id, of),
             )
+            if cur.rowcount != 1:
+                raise RematchTakenError(f"game {of} already has a rematch or is not over")
+            insert(db)
 
-        self._write(insert)
+        self._write(link)
 
     def record_move(
         self,
@@ -312,11 +335,22 @@ class GameStore:
     # ------------------------------------------------------------- reads
     def get_game(self, game_id: str) -> GameRow | None:
         row = self._read(
-            "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated"
-            " FROM games WHERE id=?",
+            "SELECT id, status, seats, initial_state, state, rng, num_moves, created, updated,"
+            f" {_REMATCH} FROM games g WHERE id=?",
             (game_id,),
         )
         return None if not row else _game_row(row[0])
+
+    def rematch_of(self, game_id: str) -> tuple[str, int, str | None] | None:
+        """``(status, number of seats, id of its stored rematch or None)`` of ``game_id``; None if unknown.
+
+        A single small read, for pages that wait for a rematch of a finished game."""
+        rows = self._read(
+            "SELECT status, CASE WHEN json_valid(seats) THEN json_array_length(seats) ELSE 0 END,"
+            f" {_REMATCH} FROM games g WHERE id=?",
+            (game_id,),
+        )
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
     def active_game_ids(self) -> list[str]:
         """The ids of every unfinished game, oldest first (read each with :meth:`get_game`)."""
@@ -438,6 +472,30 @@ class _Txn:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+_REMATCH = "(SELECT r.id FROM games r WHERE r.id = g.rematch)"
+"""SQL: a game's rematch id while that game is stored (an expired rematch reads as none)."""
+
+
+def _inserter(
+    game_id: str, seats: list[dict[str, Any]], state: dict[str, Any], rng: dict[str, Any], status: str
+) -> Callable[[sqlite3.Connection], None]:
+    """A write inserting a new game whose initial and current state is ``state`` (dice generator ``rng``)."""
+    now = time.time()
+    text = _dumps(state)
+    rng_text = _dumps(rng)
+    row = (game_id, now, now, status, _dumps(seats), text, text, rng_text, rng_text)
+
+    def insert(db: sqlite3.Connection) -> None:
+        db.execute(
+            "INSERT INTO games (id, created, updated, status, seats, initial_state, state, rng,"
+            " initial_rng, num_moves)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            row,
+        )
+
+    return insert
+
+
 def _game_row(row: tuple[Any, ...]) -> GameRow:
     fields = {}
     for name, raw in zip(("seats", "initial_state", "state", "rng"), row[2:6]):
@@ -445,7 +503,9 @@ def _game_row(row: tuple[Any, ...]) -> GameRow:
             fields[name] = json.loads(raw)
         except (TypeError, ValueError):
             raise DamagedRowError(f"game {row[0]}: its stored {name} is not valid JSON") from None
-    return GameRow(id=row[0], status=row[1], num_moves=row[6], created=row[7], updated=row[8], **fields)
+    return GameRow(
+        id=row[0], status=row[1], num_moves=row[6], created=row[7], updated=row[8], rematch=row[9], **fields
+    )
 
 
 def iter_json_lines(rows: list[MoveRow]) -> Iterator[dict[str, Any]]:

@@ -3,7 +3,7 @@
 
 (() => {
   const { el, api, memory } = Shelfie;
-  let meta = { bots: [], bot_tables: {}, max_name: 24 };
+  let meta = { bots: [], bot_tables: {}, max_name: 24, default_bot: null, bot_notes: {} };
 
   /** The bots that can play a table of ``n`` players. */
   function botsFor(n) {
@@ -11,16 +11,22 @@
     return meta.bots.filter((b) => !tables[b] || tables[b].includes(n));
   }
 
+  /** A bot's name as the menus say it: "td (the shipped self-taught bot)". */
+  function botLabel(bot) {
+    const note = (meta.bot_notes || {})[bot];
+    return note ? bot + " (" + note + ")" : bot;
+  }
+
   /** Fill a seat's menu with Person and the bots for ``n`` players, keeping the choice if it still fits. */
   function fillSeatMenu(type, i, n) {
     const before = type.value;
     type.replaceChildren(new Option("Person", "human"));
     const bots = botsFor(n);
-    for (const bot of bots) type.appendChild(new Option("Bot: " + bot, "bot:" + bot));
+    for (const bot of bots) type.appendChild(new Option("Bot: " + botLabel(bot), "bot:" + bot));
     if (Array.from(type.options).some((o) => o.value === before)) {
       type.value = before;
     } else if (i > 0 && bots.length) {
-      const preferred = ["planner", "greedy", "random"].find((b) => bots.includes(b)) || bots[0];
+      const preferred = [meta.default_bot, "planner", "greedy", "random"].find((b) => bots.includes(b)) || bots[0];
       type.value = "bot:" + preferred;
     } else {
       type.value = "human";
@@ -103,6 +109,7 @@
     } catch (err) {
       document.getElementById("setup-error").textContent = "Cannot reach the server: " + err.message;
     }
+    if (meta.default_bot) document.getElementById("default-bot").textContent = botLabel(meta.default_bot);
     document.getElementById("num-seats").addEventListener("change", renderSeats);
     document.getElementById("setup").addEventListener("submit", start);
     renderSeats();

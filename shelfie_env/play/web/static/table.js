@@ -40,6 +40,7 @@
   let turnNo = 0;         // turns seen in the log so far (a move with new_turn starts the next)
   let notices = [];       // lockout sentences not yet seen by this seat
   let skipping = false;   // "Show all" pressed while others' moves are shown one by one
+  let rematch = null;     // the rematch of this finished game once one is open: {game_id, seat_map}
 
   const $ = (id) => document.getElementById(id);
 
@@ -254,10 +255,11 @@
         const crossable = active && legal.has(CROSS_BASE + r);
         const rowHead = el("button", "rowhead c-" + SYMBOLS[r]);
         rowHead.type = "button";
-        rowHead.appendChild(icon(r));
+        rowHead.append(icon(r), el("span", "rowname", SYMBOLS[r]));
         rowHead.disabled = !crossable;
-        rowHead.setAttribute("aria-label", crossable ? "Cross out the " + PLURALS[r] + " row" : PLURALS[r]);
-        rowHead.title = crossable ? "Cross out the " + PLURALS[r] + " row" : PLURALS[r];
+        const rowLabel = SYMBOLS[r] + " row" + (crossable ? ": cross out " + PLURALS[r] : "");
+        rowHead.setAttribute("aria-label", rowLabel);
+        rowHead.title = rowLabel;
         rowHead.dataset.row = String(r);
         if (crossable) {
           rowHead.classList.add("crossable");
@@ -366,6 +368,97 @@
     $("replay").href = "/api/games/" + encodeURIComponent(gameId) + "/replay";
   }
 
+  // ------------------------------------------------------------------ rematch
+  /** Whether this page may open the rematch: it holds a seat, or the table has no person at all. */
+  function canAskRematch() {
+    return mySeat !== null || view.seats.every((s) => s.type === "bot");
+  }
+
+  /** Where this page goes for the rematch: its seat there with the same token, else the table to watch. */
+  function rematchLink(info) {
+    const base = "/g/" + encodeURIComponent(info.game_id);
+    return mySeat === null ? base : base + "#seat=" + info.seat_map[mySeat] + "&token=" + encodeURIComponent(token);
+  }
+
+  /** The rematch in words: who plays it and who starts (seat 2 moves to seat 1, and so on). */
+  function rematchWords() {
+    if (view.seats.length === 1) return "new dice.";
+    const kinds = new Set(view.seats.map((s) => s.type));
+    const who = kinds.size === 2 ? "the same players and bots" : kinds.has("bot") ? "the same bots" : "the same players";
+    return who + ", new dice; " + (mySeat === 1 ? "you start" : seatName(1) + " starts") + ".";
+  }
+
+  const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+  function renderAgain() {
+    const over = view !== null && view.over;
+    const ask = over && !rematch && canAskRematch();
+    const top = $("rematch-top");
+    top.classList.toggle("hidden", !over || !(rematch || ask));
+    top.textContent = rematch ? (mySeat === null ? "Watch the rematch" : "Join the rematch") : "Rematch";
+    $("play-again").classList.toggle("hidden", !ask);
+    const join = $("join-rematch");
+    join.classList.toggle("hidden", !(over && rematch));
+    if (!over) return;
+    const same = rematchWords();
+    if (rematch) {
+      join.href = rematchLink(rematch);
+      join.textContent = mySeat === null ? "Watch the rematch" : "Join the rematch";
+      $("again-note").textContent = "A rematch is open: " + same;
+    } else {
+      $("again-note").textContent = ask ? capitalized(same) : "";
+    }
+  }
+
+  /** Remember the rematch on this device: this seat's token and, for whoever invited the others,
+      their links there (the same tokens, one seat on). */
+  function rememberRematch(info) {
+    const links = {};
+    for (const [s, link] of Object.entries(remembered.links || {})) {
+      const seatToken = new URLSearchParams(String(link).split("#")[1] || "").get("token");
+      const seat = info.seat_map[Number(s)];
+      if (seatToken && seat !== undefined) {
+        links[String(seat)] = "/g/" + info.game_id + "#seat=" + seat + "&token=" + encodeURIComponent(seatToken);
+      }
+    }
+    memory.set(info.game_id, { ...(memory.get(info.game_id) || {}), links, creator: Boolean(remembered.creator) });
+    const n = view.seats.length;
+    const names = view.seats.map((_, s) => seatName((s + 1) % n));
+    memory.addRecent({ id: info.game_id, link: rematchLink(info), label: names.join(" vs "), created: Date.now() });
+  }
+
+  function goToRematch(info) {
+    rememberRematch(info);
+    window.location.assign(rematchLink(info));
+  }
+
+  async function askRematch() {
+    if (rematch) { goToRematch(rematch); return; }
+    if (busy || !canAskRematch()) return;
+    setBusy(true);
+    $("rematch-error").textContent = "";
+    try {
+      const body = mySeat === null ? {} : { seat: mySeat, token };
+      const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/rematch", body);
+      rematch = { game_id: answer.game_id, seat_map: answer.seat_map };
+      goToRematch(rematch);
+    } catch (err) {
+      $("rematch-error").textContent = err.message;
+      setBusy(false);
+    }
+  }
+
+  /** A finished game's page looks now and then whether another player opened the rematch. */
+  async function lookForRematch() {
+    try {
+      const answer = await api("GET", "/api/games/" + encodeURIComponent(gameId) + "/rematch");
+      if (answer.rematch) {
+        rematch = answer.rematch;
+        renderAgain();
+      }
+    } catch (_) { /* the next look tries again */ }
+  }
+
   function renderInvites() {
     const links = remembered.links || {};
     const others = Object.keys(links).filter((s) => Number(s) !== mySeat);
@@ -406,6 +499,7 @@
     marks.fresh = false; // the roll and circle animations play once, on the render after the move
     if (interactive) {
       renderResult();
+      renderAgain();
       renderInvites();
     }
   }
@@ -504,6 +598,7 @@
     shown = Math.max(shown, next.num_moves);
     if (next.lines) lines = next.lines;
     lastRound = next.last_round || null;
+    if (next.rematch) rematch = next.rematch;
     render(view.state, true);
     updateReady();
   }
@@ -627,8 +722,10 @@
     if (!busy && view !== null && !view.over && !myTurn()) {
       setBusy(true);
       try { await refresh(true); } finally { setBusy(false); }
+    } else if (!busy && view !== null && view.over && !rematch && !document.hidden) {
+      await lookForRematch();
     }
-    setTimeout(poll, POLL_MS);
+    setTimeout(poll, view !== null && view.over ? 2 * POLL_MS : POLL_MS);
   }
 
   async function init() {
@@ -638,6 +735,12 @@
     $("end-turn").addEventListener("click", () => act(END_TURN));
     $("hint").addEventListener("click", showHints);
     $("skip").addEventListener("click", () => { skipping = true; });
+    $("play-again").addEventListener("click", askRematch);
+    $("rematch-top").addEventListener("click", askRematch);
+    $("join-rematch").addEventListener("click", (event) => {
+      event.preventDefault();
+      goToRematch(rematch);
+    });
     const watching = mySeat === null;
     $("watching").classList.toggle("hidden", !watching);
     try {
