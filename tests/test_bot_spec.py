@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shelfie_env import bots
+from shelfie_env.bots import spec
 from shelfie_env.bots.spec import build_bot, option_types, parse_spec, register_spec
 
 
@@ -61,3 +62,4 @@ def test_a_registered_spec_checks_options_like_the_bot_it_builds_on():
             parse_spec("spec_test_planner:threat=x")
     finally:
         bots._REGISTRY.pop("spec_test_planner", None)
+        spec._SPECS.pop("spec_test_planner", None)

@@ -161,6 +161,17 @@ def register_spec(name: str, spec: str) -> None:
     build.option_types = lambda: option_types(base_name)  # type: ignore[attr-defined]
     build.__doc__ = f"The bot {spec!r}."
     register(name, build)
+    _SPECS[name] = spec
+
+
+_SPECS: dict[str, str] = {}
+"""The bots :func:`register_spec` added in this process: name -> spec."""
+
+
+def registered_specs() -> dict[str, str]:
+    """``name -> spec`` of every bot registered by :func:`register_spec` in this process (so another
+    process can register the same bots)."""
+    return dict(_SPECS)
 
 
 def _sizes(sizes: tuple[int, ...]) -> str:
