@@ -59,9 +59,14 @@ def config_from_args(args: argparse.Namespace) -> Any:
             raise FileNotFoundError(f"--resume: no {path}")
         data.update(json.loads(path.read_text()))
     if getattr(args, "config", None):
-        from shelfie_env.train.config import read_config
+        from shelfie_env.train.config import fits_command, read_config
 
         extra = read_config(args.config)
+        if fits_command(extra, "train-td"):
+            raise ValueError(
+                f"--config {args.config} is a config of shelfie train-td, not shelfie train --backend rllib; "
+                f"run: shelfie train-td --config {args.config}"
+            )
         unknown = sorted(set(extra) - fields - {"backend"})
         if unknown:
             raise ValueError(f"{args.config}: not RLlib config field(s): {', '.join(unknown)}")

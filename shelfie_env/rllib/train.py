@@ -77,6 +77,9 @@ class RLlibConfig:
     run_dir: str = "runs/rllib"
 
     def __post_init__(self) -> None:
+        from shelfie_env.train.fields import check_types
+
+        check_types(self)
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
         if self.head not in ("flat", "expect"):
@@ -88,8 +91,15 @@ class RLlibConfig:
         for name in ("snapshot_every", "eval_every", "save_every"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.num_env_runners < 0:
-            raise ValueError(f"num_env_runners must be >= 0, got {self.num_env_runners}")
+        for name in ("num_env_runners", "seed", "entropy_coeff"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
+        if not self.hidden or min(self.hidden) <= 0:
+            raise ValueError(f"hidden needs positive layer sizes, got {self.hidden}")
         LeagueSchedule(max(self.players, 1), self.snapshots, self.p_random, self.p_greedy)
 
 
