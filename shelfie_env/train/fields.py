@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from typing import Any
 
-_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+_WORDS = {bool: "true or false", int: "an integer", float: "a finite number", str: "a string"}
 
 
 def describe_type(expected: Any) -> str:
@@ -34,7 +35,7 @@ def _fits(value: Any, expected: Any) -> bool:
     if expected is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if expected is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if expected is str:
         return isinstance(value, str)
     return True
