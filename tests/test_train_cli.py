@@ -122,7 +122,9 @@ def test_an_integer_for_a_float_field_is_taken_as_a_float():
         (["train-td", "--eval-opponents", "foo"], "--eval-opponents: unknown bot(s) foo"),
         (["train-td", "--eval-games", "0"], "--eval-games must be positive when eval_every is"),
         (["train-td", "--net-arch", "0"], "--net-arch needs positive layer sizes"),
-        (["train", "--backend", "rllib", "--num-env-runners", "-1"], "num_env_runners must be >= 0"),
+        (["train", "--backend", "rllib", "--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
+        (["train", "--backend", "rllib", "--n-envs", "0"], "--n-envs must be positive, got 0"),
+        (["train", "--backend", "rllib", "--n-epochs", "0"], "--n-epochs must be positive, got 0"),
     ],
 )
 def test_a_bad_training_argument_is_named(argv, words, tmp_path, capsys):

@@ -74,12 +74,14 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from shelfie_env.train.config import TrainConfig
 
     unused = []
+    flags: dict[str, str] = {}  # RLlibConfig field -> the flag's field that set it
     for f in dataclasses.fields(TrainConfig):
         value = getattr(args, f.name, None)
         if value is None:
             continue
         if f.name in SHARED:
             data[SHARED[f.name]] = list(value) if isinstance(value, list) else value
+            flags[SHARED[f.name]] = f.name
         else:
             unused.append("--" + f.name.replace("_", "-"))
     if unused:
@@ -88,9 +90,15 @@ def config_from_args(args: argparse.Namespace) -> Any:
         value = getattr(args, name, None)
         if value is not None:
             data[name] = value
+            flags[name] = name
     if data.get("init_from") is not None:
         data["init_from"] = str(data["init_from"])
-    return RLlibConfig(**data)
+    try:
+        return RLlibConfig(**data)
+    except ValueError as exc:
+        from shelfie_env.train.console import name_flags
+
+        raise ValueError(name_flags(str(exc), flags)) from None
 
 
 def run(args: argparse.Namespace) -> int:

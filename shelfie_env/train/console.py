@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 
@@ -25,11 +25,14 @@ def resume_command(command: str, run_dir: str | Path, *extra: str) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-def name_flags(message: str, given: Iterable[str]) -> str:
+def name_flags(message: str, given: Iterable[str] | Mapping[str, str]) -> str:
     """``message`` with each config field in ``given`` (set by a flag) written as that flag
-    (``total_steps must be positive`` -> ``--total-steps must be positive``)."""
-    for name in sorted(given, key=len, reverse=True):
-        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "--" + name.replace("_", "-"), message)
+    (``total_steps must be positive`` -> ``--total-steps must be positive``); a mapping names,
+    for each field, the flag that set it (``{"num_epochs": "n_epochs"}`` -> ``--n-epochs``)."""
+    flags = dict(given) if isinstance(given, Mapping) else {name: name for name in given}
+    for name in sorted(flags, key=len, reverse=True):
+        flag = "--" + flags[name].replace("_", "-")
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flag, message)
     return message
 
 
