@@ -233,3 +233,14 @@ def test_ctrl_c_in_train_prints_the_command_that_resumes_it(tmp_path):
     assert err.strip().splitlines()[-1].strip() == f"shelfie train --resume --run-dir {run_dir} --export x.npz"
     steps = json.loads((run_dir / "latest.json").read_text())["steps"]
     assert f"the last checkpoint is at {steps:,} steps" in err
+
+
+def test_resuming_a_run_of_the_other_command_names_that_command(tmp_path, capsys):
+    ppo_run, td_run = tmp_path / "ppo", tmp_path / "td"
+    for run_dir, cfg in ((ppo_run, TrainConfig()), (td_run, TDConfig())):
+        run_dir.mkdir()
+        (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg)))
+    assert main(["train", "--resume", "--run-dir", str(td_run)]) == 2
+    assert f"run: shelfie train-td --resume --run-dir {td_run}" in capsys.readouterr().err
+    assert main(["train-td", "--resume", "--run-dir", str(ppo_run)]) == 2
+    assert f"run: shelfie train --resume --run-dir {ppo_run}" in capsys.readouterr().err

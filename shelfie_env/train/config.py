@@ -284,6 +284,18 @@ def check_command(source: str | Path, data: dict[str, Any], command: str) -> Non
             )
 
 
+def check_resumed(run_dir: str | Path, data: dict[str, Any], command: str) -> None:
+    """``ValueError`` naming the command to run when ``run_dir``'s ``config.json`` (``data``) is a
+    run of the other training command."""
+    if fits_command(data, command):
+        return
+    for other in COMMANDS:
+        if other != command and fits_command(data, other):
+            raise ValueError(
+                f"--resume: {run_dir} holds a shelfie {other} run; run: shelfie {other} --resume --run-dir {run_dir}"
+            )
+
+
 def preset_names(command: str | None = None) -> list[str]:
     """Names ``--config`` accepts besides a file path: every preset, or those of ``command``
     (``"train"`` or ``"train-td"``)."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError
 from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
-from shelfie_env.train.config import TrainConfig, field_docs, preset_names, read_config
+from shelfie_env.train.config import TrainConfig, check_resumed, field_docs, preset_names, read_config
 from shelfie_env.train.console import config_error, play_command, resume_command
 
 
@@ -85,6 +85,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         if not path.is_file():
             raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
         data.update(json.loads(path.read_text()))
+        check_resumed(path.parent, data, "train")
     from_file: dict[str, Any] = {}
     if getattr(args, "config", None):
         from_file = read_config(args.config, command="train")

@@ -485,7 +485,7 @@ def describe(cfg: TDConfig) -> str:
 
 def config_from_args(args: Any) -> TDConfig:
     """The config of ``--resume`` (the run's ``config.json``), ``--config``, then the flags."""
-    from shelfie_env.train.config import read_config
+    from shelfie_env.train.config import check_resumed, read_config
     from shelfie_env.train.console import config_error
 
     data: dict[str, Any] = {}
@@ -494,6 +494,7 @@ def config_from_args(args: Any) -> TDConfig:
         if not path.is_file():
             raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
         data.update(json.loads(path.read_text()))
+        check_resumed(path.parent, data, "train-td")
     from_file: dict[str, Any] = {}
     if args.config:
         from_file = read_config(args.config, command="train-td")
