@@ -245,6 +245,13 @@ def play_parallel(
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), stats
 
 
+def _ignore_interrupts() -> None:
+    """In a worker process: Ctrl-C is the parent's to handle (it ends the workers)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class TDTrainer:
     """A TD(λ) run in ``cfg.run_dir``: build or resume, iterate, evaluate, export."""
 
@@ -404,9 +411,12 @@ class TDTrainer:
         # small machine cost more than they bring (the matrices are a few hundred rows).
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         os.environ.setdefault("OMP_NUM_THREADS", "1")
-        pool = mp.get_context("spawn").Pool(self.cfg.workers)
+        pool = mp.get_context("spawn").Pool(self.cfg.workers, initializer=_ignore_interrupts)
         try:
             yield pool
+        except BaseException:  # Ctrl-C or an error: the workers' games are not needed any more
+            pool.terminate()
+            raise
         finally:
             pool.close()
 
@@ -560,10 +570,7 @@ def run(args: Any) -> int:
 
 
 def checkpoint_iteration(run_dir: Path) -> int:
-    """The iteration of a run's last checkpoint, read from the card of its ``latest.npz``."""
-    card = run_dir / "latest.json"
-    if not card.is_file():
-        return 0
-    data = json.loads(card.read_text())
-    games = int(data.get("config", {}).get("games", 0)) or 1
-    return int(data.get("steps", 0)) // games
+    """The iteration of a run's last checkpoint (``latest.pt``, what ``--resume`` continues from)."""
+    import torch
+
+    return int(torch.load(run_dir / "latest.pt", weights_only=False)["iteration"])
