@@ -26,7 +26,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "eval": ("shelfie_env.arena.cli", "evaluate bots against each other (seat-rotated arena)", "train"),
     "arena": ("shelfie_env.arena.cli", "run a rated tournament between bots", "train"),
     "train": ("shelfie_env.train.run", "train a MaskablePPO agent by self-play", "train"),
-    "train-td": ("shelfie_env.train.td", "train a placement-value network by TD(lambda) self-play", "train"),
+    "train-td": ("shelfie_env.train.td", "train an after-state value network by TD(lambda) self-play", "train"),
 }
 
 # --------------------------------------------------------------------------- dispatcher

@@ -250,3 +250,14 @@ def test_resuming_a_run_of_the_other_command_names_that_command(tmp_path, capsys
     assert f"run: shelfie train-td --resume --run-dir {td_run}" in capsys.readouterr().err
     assert main(["train-td", "--resume", "--run-dir", str(ppo_run)]) == 2
     assert f"run: shelfie train --resume --run-dir {ppo_run}" in capsys.readouterr().err
+
+
+def test_train_td_help_describes_every_field():
+    from shelfie_env.train.config import field_docs
+
+    parser = build_parser("train-td")
+    sub = next(a for a in parser._actions if a.dest == "command").choices["train-td"]  # type: ignore[attr-defined]
+    helps = {a.dest: a.help or "" for a in sub._actions}
+    docs = field_docs(TDConfig)
+    for f in dataclasses.fields(TDConfig):
+        assert docs[f.name] and helps[f.name].startswith(docs[f.name]), f.name

@@ -340,13 +340,14 @@ def _parse(path: Path) -> dict[str, Any]:
     return data
 
 
-def field_docs() -> dict[str, str]:
-    """Docstring of each field (read from the source), for ``--help`` and the docs."""
+def field_docs(config: type = TrainConfig) -> dict[str, str]:
+    """Docstring of each field of dataclass ``config`` (read from the source), for ``--help`` and the docs."""
     import ast
     import inspect
     import itertools
+    import textwrap
 
-    tree = ast.parse(inspect.getsource(TrainConfig))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(config)))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
     for node, nxt in itertools.pairwise(body):

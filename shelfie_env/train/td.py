@@ -462,7 +462,7 @@ class TDTrainer:
 
 def add_arguments(parser: Any) -> None:
     """One flag per :class:`TDConfig` field, plus ``--config`` (a preset or a TOML/JSON file) and ``--resume``."""
-    from shelfie_env.train.config import preset_names
+    from shelfie_env.train.config import field_docs, preset_names
 
     parser.add_argument(
         "--config",
@@ -471,11 +471,12 @@ def add_arguments(parser: Any) -> None:
     )
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir exactly")
     defaults = TDConfig()
+    docs = field_docs(TDConfig)
     for f in dataclasses.fields(TDConfig):
         default = getattr(defaults, f.name)
         flag = "--" + f.name.replace("_", "-")
         shown = " ".join(map(str, default)) if isinstance(default, list) else default
-        help_text = f"(default {shown})"
+        help_text = f"{docs.get(f.name, '')} (default {shown})".strip()
         if isinstance(default, list):
             kind = int if f.name == "net_arch" else str
             parser.add_argument(flag, dest=f.name, type=kind, nargs="+", default=None, help=help_text)
