@@ -199,7 +199,7 @@ def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-c", code], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        preexec_fn=os.setpgrp,  # a process group of its own, which the test signals as Ctrl-C would
     )
     assert proc.stdout is not None
     deadline = time.monotonic() + 240
