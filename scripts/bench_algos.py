@@ -283,7 +283,8 @@ def play(bot: Any, opponent: str, games: int) -> dict[str, Any]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (docs/benchmark.md lists them)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000, help="learner decisions per training run")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
@@ -297,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("artifacts/benchmark.json"), help="results JSON (default artifacts/)"
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.steps <= 0 or args.eval_games <= 0 or args.curve_every < 0:
         parser.error("--steps and --eval-games must be positive, --curve-every >= 0")

@@ -30,7 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "eval": ("shelfie_env.arena.cli", "another name of `shelfie arena` (the same command)", "train"),
     "train": ("shelfie_env.train.run", "train a MaskablePPO agent by self-play", "train"),
-    "train-td": ("shelfie_env.train.td", "train a placement-value network by TD(lambda) self-play", "train"),
+    "train-td": ("shelfie_env.train.td", "train an after-state value network by TD(lambda) self-play", "train"),
 }
 
 # --------------------------------------------------------------------------- dispatcher

@@ -388,7 +388,7 @@ def test_play_takes_bot_specs_and_refuses_a_bot_that_cannot_sit_at_the_table(cap
     assert main(["play", "--players", "3", "--opponent", "greedy", "--opponent", "ppo:num_players=2"]) == 2
     assert "'ppo' plays 1- and 2-player games, not 3-player ones" in capsys.readouterr().err
     assert main(["play", "--bot", "planner:thret=1"]) == 2
-    assert "unknown planner weight" in capsys.readouterr().err
+    assert "planner has no option 'thret'" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- notices and turn ends

@@ -397,7 +397,7 @@ def test_record_games_plays_a_teacher_spec():
     b = record_games(2, 1, "planner", 5, **kw)
     assert a["values"].shape[1] == 120
     assert not np.array_equal(a["values"], b["values"])
-    with pytest.raises(ValueError, match="unknown planner weight"):
+    with pytest.raises(ValueError, match="planner has no option 'thret'"):
         record_games(2, 1, "planner:thret=1", 5, **kw)
 
 

@@ -1322,7 +1322,10 @@ import uvicorn
 from shelfie_env.play.web import cli
 configs = []
 uvicorn.Server.run = lambda self: configs.append(self.config)
-rc = cli.main(sys.argv[1:])
+try:
+    rc = cli.main(sys.argv[1:])
+except SystemExit as exc:  # argparse refused an option
+    rc = exc.code
 c = configs[0] if configs else None
 print(json.dumps({"rc": rc, "config": c and [c.timeout_keep_alive, c.limit_concurrency, c.http.timeout]}))
 """
@@ -1349,7 +1352,7 @@ def test_serve_warns_when_it_listens_beyond_loopback(tmp_path: Path, host: str, 
     assert ("warning: listening on 0.0.0.0" in err and "plain HTTP" in err) is warned
     assert out["config"] == [20, 500, 7.0]  # keep-alive, concurrency limit, the guarded h11 protocol's deadline
     out, err = serve(*argv, "--request-timeout", "0")
-    assert out["rc"] == 2 and "--request-timeout must be > 0" in err
+    assert out["rc"] == 2 and "argument --request-timeout: must be > 0, got 0" in err
 
 
 def test_bot_worker_processes_end_when_their_server_is_killed(tmp_path: Path) -> None:

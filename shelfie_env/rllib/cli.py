@@ -59,9 +59,14 @@ def config_from_args(args: argparse.Namespace) -> Any:
             raise FileNotFoundError(f"--resume: no {path}")
         data.update(json.loads(path.read_text()))
     if getattr(args, "config", None):
-        from shelfie_env.train.config import read_config
+        from shelfie_env.train.config import fits_command, read_config
 
         extra = read_config(args.config)
+        if fits_command(extra, "train-td"):
+            raise ValueError(
+                f"--config {args.config} is a config of shelfie train-td, not shelfie train --backend rllib; "
+                f"run: shelfie train-td --config {args.config}"
+            )
         unknown = sorted(set(extra) - fields - {"backend"})
         if unknown:
             raise ValueError(f"{args.config}: not RLlib config field(s): {', '.join(unknown)}")
@@ -69,12 +74,14 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from shelfie_env.train.config import TrainConfig
 
     unused = []
+    flags: dict[str, str] = {}  # RLlibConfig field -> the flag's field that set it
     for f in dataclasses.fields(TrainConfig):
         value = getattr(args, f.name, None)
         if value is None:
             continue
         if f.name in SHARED:
             data[SHARED[f.name]] = list(value) if isinstance(value, list) else value
+            flags[SHARED[f.name]] = f.name
         else:
             unused.append("--" + f.name.replace("_", "-"))
     if unused:
@@ -83,18 +90,27 @@ def config_from_args(args: argparse.Namespace) -> Any:
         value = getattr(args, name, None)
         if value is not None:
             data[name] = value
+            flags[name] = name
     if data.get("init_from") is not None:
         data["init_from"] = str(data["init_from"])
-    return RLlibConfig(**data)
+    try:
+        return RLlibConfig(**data)
+    except ValueError as exc:
+        from shelfie_env.train.console import name_flags
+
+        raise ValueError(name_flags(str(exc), flags)) from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie train --backend rllib``."""
-    from shelfie_env.rllib.train import RLlibTrainer
+    from shelfie_env.rllib.train import RLlibTrainer, describe
+    from shelfie_env.train.console import play_command, resume_command
 
+    export = getattr(args, "export", None)
+    cfg = None
     try:
         cfg = config_from_args(args)
-        export = getattr(args, "export", None)
+        print(f"[rllib] {describe(cfg)} -> {cfg.run_dir}", flush=True)
         run_dir = RLlibTrainer(cfg).run(
             resume=bool(getattr(args, "resume", False)),
             export=str(export) if export else None,
@@ -103,5 +119,27 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
         print(f"shelfie train: {exc}", file=sys.stderr)
         return 2
-    print(f"run in {run_dir}; play it with ppo:path={run_dir / 'latest.npz'}")
+    except KeyboardInterrupt:
+        run_dir = Path(cfg.run_dir if cfg is not None else ".")
+        if cfg is not None and (run_dir / "league.json").is_file():
+            steps = int(json.loads((run_dir / "league.json").read_text()).get("env_steps", 0))
+            extra = ("--export", str(export)) if export else ()
+            print(
+                f"\ninterrupted; the last checkpoint is at {steps:,} env steps ({run_dir / 'checkpoint'}). "
+                f"Continue with:\n  {resume_command('train', run_dir, '--backend', 'rllib', *extra)}",
+                file=sys.stderr,
+                flush=True,
+            )
+        else:
+            print(f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again "
+                  "to start over", file=sys.stderr, flush=True)
+        return 130
+    state = json.loads((run_dir / "league.json").read_text())
+    model = Path(export).with_suffix(".npz") if export else run_dir / "latest.npz"
+    print(
+        f"[rllib] done: {int(state['env_steps']):,} env steps in {run_dir}; "
+        f"model {model} (the learner when training ended)\n"
+        f"play it: {play_command('ppo', model, cfg.players)}",
+        flush=True,
+    )
     return 0

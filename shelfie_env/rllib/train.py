@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -77,6 +78,9 @@ class RLlibConfig:
     run_dir: str = "runs/rllib"
 
     def __post_init__(self) -> None:
+        from shelfie_env.train.fields import check_types
+
+        check_types(self)
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
         if self.head not in ("flat", "expect"):
@@ -88,8 +92,15 @@ class RLlibConfig:
         for name in ("snapshot_every", "eval_every", "save_every"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.num_env_runners < 0:
-            raise ValueError(f"num_env_runners must be >= 0, got {self.num_env_runners}")
+        for name in ("num_env_runners", "seed", "entropy_coeff"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
+        if not self.hidden or min(self.hidden) <= 0:
+            raise ValueError(f"hidden needs positive layer sizes, got {self.hidden}")
         LeagueSchedule(max(self.players, 1), self.snapshots, self.p_random, self.p_greedy)
 
 
@@ -124,6 +135,7 @@ def ppo_config(cfg: RLlibConfig | None = None, **overrides: Any) -> Any:
     env_config = {"num_players": cfg.players, "reward_mode": cfg.reward_mode}
     return (
         PPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(ShelfieMultiAgentEnv, env_config=env_config)
         .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs_per_env_runner)
         .multi_agent(policies=set(specs), policy_mapping_fn=schedule, policies_to_train=[LEARNER])
@@ -136,7 +148,8 @@ def ppo_config(cfg: RLlibConfig | None = None, **overrides: Any) -> Any:
             minibatch_size=cfg.minibatch_size,
             num_epochs=cfg.num_epochs,
         )
-        .debugging(seed=cfg.seed)
+        # no CPU/GPU usage monitor thread (nor Ray's notice that gputil is missing)
+        .debugging(seed=cfg.seed, log_sys_usage=False)
     )
 
 
@@ -164,14 +177,18 @@ class RLlibTrainer:
 
     # ------------------------------------------------------------------ ray
     def start_ray(self) -> None:
+        """Join ``cfg.address`` or start a local Ray, with Ray's own INFO lines off."""
         import ray
 
+        quiet_ray_notices()
         if ray.is_initialized():
             return
         if self.cfg.address:
-            ray.init(address=self.cfg.address, include_dashboard=False, log_to_driver=False)
+            ray.init(address=self.cfg.address, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.WARNING)
         else:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.WARNING)
 
     def build(self, resume: bool) -> Any:
         algo = ppo_config(self.cfg).build_algo()
@@ -278,7 +295,7 @@ class RLlibTrainer:
                     with (self.run_dir / "eval.jsonl").open("a") as f:
                         f.write(json.dumps(rec) + "\n")
                     key = rec["solo"]["mean_score"] if "solo" in rec else rec["greedy"]["win_rate"]
-                    log(f"[rllib] eval: {rec}")
+                    log(eval_line(rec, self.cfg.eval_games))
                     if key > self.state["best"]:
                         self.state["best"] = key
                         self.export(algo, self.run_dir / "best.npz", {"periodic": rec})
@@ -291,6 +308,59 @@ class RLlibTrainer:
                 writer.close()
             algo.stop()
         return self.run_dir
+
+
+def eval_line(rec: dict[str, Any], games: int) -> str:
+    """One evaluation as the console shows it."""
+    head = f"[rllib] eval at {rec['env_steps']:,} env steps:"
+    if "solo" in rec:
+        return f"{head} mean score {rec['solo']['mean_score']:.1f} over {games} solo games"
+    g = rec["greedy"]
+    low, high = g.get("win_ci95", (0.0, 1.0))
+    return (
+        f"{head} win rate against greedy {g['win_rate']:.1%} (95% CI {low:.1%}-{high:.1%}; "
+        f"{g['wins']} won, {g['ties']} tied, {g['losses']} lost of {g['games']})"
+    )
+
+
+_NOTICES = {
+    "ray._private.authentication.authentication_token_setup": "Token authentication is enabled for this Ray",
+    "ray.rllib.algorithms.algorithm_config": "You are running PPO on the new API stack!",
+    "ray._common.deprecation": "`RLModule(config=[RLModuleConfig object])` has been deprecated",
+}
+"""Ray notices that no public setting turns off: a local Ray announces that it keeps its default,
+token authentication on (the only way to silence it, ``RAY_AUTH_MODE``, is read when Ray is
+imported); the new API stack, chosen here explicitly, is announced anyway; and every RLModule
+Ray builds makes Ray itself use its deprecated ``RLModuleConfig``."""
+
+
+class _DropNotice(logging.Filter):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.text not in record.getMessage()
+
+
+def quiet_ray_notices() -> None:
+    """Drop :data:`_NOTICES` (those two messages only; every other warning and error still shows)."""
+    for name, text in _NOTICES.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropNotice) for f in logger.filters):
+            logger.addFilter(_DropNotice(text))
+
+
+def describe(cfg: RLlibConfig) -> str:
+    """One line saying what a run will do."""
+    where = f"the Ray cluster at {cfg.address}" if cfg.address else "a local Ray"
+    start = f", starting from {cfg.init_from}" if cfg.init_from else ""
+    league = f", {cfg.snapshots} snapshot slots" if cfg.players > 1 else ""
+    return (
+        f"PPO league self-play on Ray RLlib, {cfg.players} player(s), {cfg.total_steps:,} env steps "
+        f"(every seat's decisions; whole iterations of {cfg.train_batch_size:,}), {cfg.head} head {cfg.hidden}"
+        f"{league}{start}, {cfg.num_env_runners} env runner(s) on {where}"
+    )
 
 
 def _get(d: dict[str, Any], *keys: str, default: float = 0.0) -> Any:

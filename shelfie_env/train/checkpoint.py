@@ -8,6 +8,7 @@ from such a pair (``shelfie train --init-from``).
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,10 @@ def load_model(
     if not zp.is_file():
         raise FileNotFoundError(f"no checkpoint at {zp}")
     card = load_card(zp, num_players)
+    if not zipfile.is_zipfile(zp):
+        raise CheckpointMismatchError(
+            f"{zp} is not a model file: a training checkpoint is a .zip archive as `shelfie train` writes it"
+        )
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(str(zp), env=env, device="cpu", custom_objects=dict(custom_objects or {}))

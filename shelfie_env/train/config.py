@@ -31,7 +31,8 @@ class TrainConfig:
     """Players per game (1 = solo score maximisation, 2-4 = play to win against the opponent pool)."""
 
     total_steps: int = 1_000_000
-    """Learner decisions to train for (SB3 ``total_timesteps``; opponents' moves are not counted)."""
+    """Learner decisions to train for (opponents' moves are not counted), rounded up to whole
+    rollouts of ``n_envs * n_steps``: PPO updates after each whole rollout."""
 
     seed: int = 0
     """Seed of the network initialisation, the envs' dice and the opponent sampling."""
@@ -166,6 +167,9 @@ class TrainConfig:
     """Show a progress bar (tqdm/rich)."""
 
     def __post_init__(self) -> None:
+        from shelfie_env.train.fields import check_types
+
+        check_types(self)
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
         for name in (
@@ -191,8 +195,16 @@ class TrainConfig:
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.eval_games < 0:
-            raise ValueError(f"eval_games must be >= 0, got {self.eval_games}")
+        for name in ("eval_games", "seed", "ent_coef", "vf_coef", "margin_coef", "solo_reward_scale"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        for name in ("learning_rate", "clip_range"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
+        if not 0.0 <= self.gae_lambda <= 1.0:
+            raise ValueError(f"gae_lambda must be in [0, 1], got {self.gae_lambda}")
         for name in ("opp_random", "opp_greedy", "opp_latest"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -235,21 +247,86 @@ class TrainConfig:
 PRESETS = Path(__file__).with_name("presets")
 """The committed recipes (``<name>.toml``); each shipped model's card names its preset."""
 
-
-def preset_names() -> list[str]:
-    """Names ``--config`` accepts besides a file path."""
-    return sorted(p.stem for p in PRESETS.glob("*.toml"))
+COMMANDS = ("train", "train-td")
+"""The training commands; a config file or preset is for one of them."""
 
 
-def read_config(source: str | Path) -> dict[str, Any]:
-    """Config fields from a preset name, or a ``.toml`` / ``.json`` file; the error names what is wrong."""
+def _config_fields(command: str) -> set[str]:
+    if command == "train-td":
+        from shelfie_env.train.td import TDConfig
+
+        return {f.name for f in dataclasses.fields(TDConfig)} | {"algo"}
+    return {f.name for f in dataclasses.fields(TrainConfig)}
+
+
+def fits_command(data: dict[str, Any], command: str) -> bool:
+    """Whether config ``data`` is for ``shelfie <command>``: a TD(lambda) config says ``algo = "td"``
+    or holds only :class:`~shelfie_env.train.td.TDConfig` fields; a ``shelfie train`` config holds
+    only :class:`TrainConfig` fields."""
+    algo = data.get("algo")
+    if command == "train-td" and algo not in (None, "td"):
+        return False
+    if command == "train" and algo is not None:
+        return False
+    return set(data) <= _config_fields(command)
+
+
+def check_command(source: str | Path, data: dict[str, Any], command: str) -> None:
+    """``ValueError`` naming the command to run when config ``data`` (from ``--config source``) is
+    for the other training command."""
+    if fits_command(data, command):
+        return
+    for other in COMMANDS:
+        if other != command and fits_command(data, other):
+            raise ValueError(
+                f"--config {source} is a config of shelfie {other}, not shelfie {command}; "
+                f"run: shelfie {other} --config {source}"
+            )
+
+
+def check_resumed(run_dir: str | Path, data: dict[str, Any], command: str) -> None:
+    """``ValueError`` naming the command to run when ``run_dir``'s ``config.json`` (``data``) is a
+    run of the other training command."""
+    if fits_command(data, command):
+        return
+    for other in COMMANDS:
+        if other != command and fits_command(data, other):
+            raise ValueError(
+                f"--resume: {run_dir} holds a shelfie {other} run; run: shelfie {other} --resume --run-dir {run_dir}"
+            )
+
+
+def preset_names(command: str | None = None) -> list[str]:
+    """Names ``--config`` accepts besides a file path: every preset, or those of ``command``
+    (``"train"`` or ``"train-td"``)."""
+    names = sorted(p.stem for p in PRESETS.glob("*.toml"))
+    if command is None:
+        return names
+    return [n for n in names if fits_command(_parse(PRESETS / f"{n}.toml"), command)]
+
+
+def read_config(source: str | Path, command: str | None = None) -> dict[str, Any]:
+    """Config fields from a preset name, or a ``.toml`` / ``.json`` file; the error names what is wrong.
+
+    With ``command`` (``"train"`` or ``"train-td"``) a config of the other training command is
+    refused with a message naming the command it is for.
+    """
     path = Path(source)
     if not path.is_file() and str(source) in preset_names():
         path = PRESETS / f"{source}.toml"
     if not path.is_file():
+        names = preset_names(command)
+        whose = f"of shelfie {command} " if command else ""
         raise FileNotFoundError(
-            f"--config {source}: no such file, and not a preset (presets: {', '.join(preset_names())})"
+            f"--config {source}: no such file, and not a preset {whose}(presets: {', '.join(names)})"
         )
+    data = _parse(path)
+    if command is not None:
+        check_command(source, data, command)
+    return data
+
+
+def _parse(path: Path) -> dict[str, Any]:
     text = path.read_text()
     try:
         if path.suffix == ".json":
@@ -263,13 +340,14 @@ def read_config(source: str | Path) -> dict[str, Any]:
     return data
 
 
-def field_docs() -> dict[str, str]:
-    """Docstring of each field (read from the source), for ``--help`` and the docs."""
+def field_docs(config: type = TrainConfig) -> dict[str, str]:
+    """Docstring of each field of dataclass ``config`` (read from the source), for ``--help`` and the docs."""
     import ast
     import inspect
     import itertools
+    import textwrap
 
-    tree = ast.parse(inspect.getsource(TrainConfig))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(config)))
     body = tree.body[0].body  # type: ignore[attr-defined]
     docs: dict[str, str] = {}
     for node, nxt in itertools.pairwise(body):

@@ -29,7 +29,8 @@ from typing import Any
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError
 from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
-from shelfie_env.train.config import TrainConfig, field_docs, preset_names, read_config
+from shelfie_env.train.config import TrainConfig, check_resumed, field_docs, preset_names, read_config
+from shelfie_env.train.console import config_error, play_command, resume_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = TrainConfig()
     parser.add_argument(
         "--config",
-        help=f"a preset ({', '.join(preset_names())}) or a TOML/JSON file of config fields (flags override it)",
+        help=f"a preset ({', '.join(preset_names('train'))}) or a TOML/JSON file of config fields (flags "
+        f"override it); the TD(lambda) presets ({', '.join(preset_names('train-td'))}) are for shelfie train-td",
     )
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
@@ -83,13 +85,35 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         if not path.is_file():
             raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
         data.update(json.loads(path.read_text()))
+        check_resumed(path.parent, data, "train")
+    from_file: dict[str, Any] = {}
     if getattr(args, "config", None):
-        data.update(read_config(args.config))
+        from_file = read_config(args.config, command="train")
+        data.update(from_file)
+    given = []
     for f in dataclasses.fields(TrainConfig):
         v = getattr(args, f.name, None)
         if v is not None:
             data[f.name] = v
-    return TrainConfig.from_dict(data)
+            given.append(f.name)
+    try:
+        return TrainConfig.from_dict(data)
+    except ValueError as exc:
+        raise ValueError(config_error(str(exc), given, getattr(args, "config", None), from_file)) from None
+
+
+def rollout_size(cfg: TrainConfig) -> int:
+    """Learner steps per PPO rollout: training runs in whole rollouts."""
+    return cfg.n_envs * cfg.n_steps
+
+
+def planned_steps(cfg: TrainConfig, done: int = 0) -> int:
+    """The step count a run from ``done`` steps ends at: ``total_steps`` rounded up to whole rollouts."""
+    remaining = cfg.total_steps - done
+    if remaining <= 0:
+        return done
+    rollout = rollout_size(cfg)
+    return done + -(-remaining // rollout) * rollout
 
 
 def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
@@ -176,7 +200,8 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
     if not resume and latest.is_file():
         raise FileExistsError(f"{run_dir} already holds a run; pass --resume or choose another --run-dir")
     (run_dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
-    print(f"[train] {describe(cfg)} -> {run_dir}", flush=True)
+    source = f" (config {preset})" if preset else ""
+    print(f"[train] {describe(cfg)}{source} -> {run_dir}", flush=True)
 
     prior_wall = 0.0
     if resume:
@@ -268,7 +293,7 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
         callbacks.insert(0, SelfPlayCallback(cfg.snapshot_every))
         if resume and any(pool.snapshots for pool in opponent_pools(venv)):
             callbacks[0]._last = model.num_timesteps
-    remaining = cfg.total_steps - model.num_timesteps
+    remaining = planned_steps(cfg, model.num_timesteps) - model.num_timesteps
     if remaining > 0:
         model.learn(
             remaining,
@@ -303,8 +328,13 @@ def describe(cfg: TrainConfig) -> str:
         if cfg.bc_games and cfg.bc_epochs
         else "from random weights"
     )
+    rollout = rollout_size(cfg)
+    planned = planned_steps(cfg)
+    steps = f"{cfg.total_steps:,} PPO steps"
+    if planned != cfg.total_steps:
+        steps += f" (rounded up to {planned:,}: {planned // rollout} whole rollouts of {rollout:,})"
     return (
-        f"{who}, {cfg.total_steps:,} PPO steps, {cfg.policy_head} head {cfg.net_arch}, {warm}, "
+        f"{who}, {steps}, {cfg.policy_head} head {cfg.net_arch}, {warm}, "
         f"{'batched' if cfg.batched else 'scalar'} envs x{cfg.n_envs}"
     )
 
@@ -459,21 +489,58 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"shelfie train: {exc}", file=sys.stderr)
         return 2
+    export = getattr(args, "export", None)
+    resume = bool(getattr(args, "resume", False))
     try:
         preset = getattr(args, "config", None)
-        run_dir = train(cfg, resume=bool(getattr(args, "resume", False)), preset=str(preset) if preset else None)
+        run_dir = train(cfg, resume=resume, preset=str(preset) if preset else None)
     except (FileExistsError, FileNotFoundError, CheckpointMismatchError) as exc:
         print(f"shelfie train: {exc}", file=sys.stderr)
         return 2
-    export = getattr(args, "export", None)
+    except KeyboardInterrupt:
+        print(interrupted_message(cfg, export), file=sys.stderr, flush=True)
+        return 130
+    source = run_dir / f"{cfg.export_from}.zip"
+    if not source.is_file():
+        source = run_dir / "latest.zip"
+    model_file = source
     if export is not None:
-        src = run_dir / f"{cfg.export_from}.zip"
-        if not src.is_file():
-            src = run_dir / "latest.zip"
-        model, card = load_model(src, cfg.players)
-        dst = export_weights(model, export, card)
-        print(f"exported {src} -> {dst} and {dst.with_suffix('.json')}")
+        model, card = load_model(source, cfg.players)
+        model_file = export_weights(model, export, card)
+        print(f"exported {source} -> {model_file} and {model_file.with_suffix('.json')}")
+    print(done_message(cfg, run_dir, model_file, source), flush=True)
     return 0
+
+
+def done_message(cfg: TrainConfig, run_dir: Path, model_file: Path, source: Path) -> str:
+    """The last lines of a run: steps trained, the model file and the command that plays it."""
+    steps = 0
+    card = run_dir / "latest.json"
+    if card.is_file():
+        steps = int(json.loads(card.read_text()).get("steps", 0))
+    what = "the best periodic evaluation" if source.stem == "best" else "the network when training ended"
+    origin = f"{source.name}: {what}" if model_file != source else what
+    return (
+        f"[train] done: {steps:,} steps in {run_dir}; model {model_file} ({origin})\n"
+        f"play it: {play_command('ppo', model_file, cfg.players)}"
+    )
+
+
+def interrupted_message(cfg: TrainConfig, export: Path | None) -> str:
+    """What Ctrl-C prints: where the run stands and the command that continues it."""
+    run_dir = Path(cfg.run_dir)
+    extra = ("--export", str(export)) if export is not None else ()
+    card = run_dir / "latest.json"
+    if not card.is_file():
+        return (
+            f"\ninterrupted before the first checkpoint of {run_dir}; "
+            "run the same command again to start over"
+        )
+    steps = int(json.loads(card.read_text()).get("steps", 0))
+    return (
+        f"\ninterrupted; the last checkpoint is at {steps:,} steps ({card.with_suffix('.zip')}). "
+        f"Continue with:\n  {resume_command('train', run_dir, *extra)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,6 +94,9 @@ class TDConfig:
     """Where checkpoints, the evaluation log and exported models go."""
 
     def __post_init__(self) -> None:
+        from shelfie_env.train.fields import check_types
+
+        check_types(self)
         if not 2 <= self.players <= 4:
             raise ValueError(f"players must be 2..4, got {self.players}")
         if not 0.0 <= self.lam <= 1.0:
@@ -102,9 +105,23 @@ class TDConfig:
             raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
         if self.lr_late < 0 or self.lr_late_from < 0:
             raise ValueError("lr_late and lr_late_from must be >= 0")
-        for name in ("iterations", "games", "epochs", "batch_size", "workers", "lockstep"):
+        for name in ("iterations", "games", "epochs", "batch_size", "workers", "lockstep", "learning_rate"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("seed", "eval_every", "eval_games"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.eval_every and not self.eval_games:
+            raise ValueError("eval_games must be positive when eval_every is (eval_every 0: no evaluation)")
+        if not self.net_arch or min(self.net_arch) <= 0:
+            raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
+        if self.eval_every and not self.eval_opponents:
+            raise ValueError("eval_opponents needs at least one bot when eval_every is positive")
+        from shelfie_env.bots import available
+
+        unknown = [b for b in self.eval_opponents if b not in available()]
+        if unknown:
+            raise ValueError(f"eval_opponents: unknown bot(s) {', '.join(unknown)}; available: {', '.join(available())}")
 
 
 EVAL_SEED = 10_000_000
@@ -226,6 +243,13 @@ def play_parallel(
     parts = pool.map(_play_chunk, tasks)
     stats = {k: sum(p[2][k] for p in parts) for k in parts[0][2]}
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), stats
+
+
+def _ignore_interrupts() -> None:
+    """In a worker process: Ctrl-C is the parent's to handle (it ends the workers)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class TDTrainer:
@@ -387,9 +411,12 @@ class TDTrainer:
         # small machine cost more than they bring (the matrices are a few hundred rows).
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         os.environ.setdefault("OMP_NUM_THREADS", "1")
-        pool = mp.get_context("spawn").Pool(self.cfg.workers)
+        pool = mp.get_context("spawn").Pool(self.cfg.workers, initializer=_ignore_interrupts)
         try:
             yield pool
+        except BaseException:  # Ctrl-C or an error: the workers' games are not needed any more
+            pool.terminate()
+            raise
         finally:
             pool.close()
 
@@ -435,52 +462,116 @@ class TDTrainer:
 
 def add_arguments(parser: Any) -> None:
     """One flag per :class:`TDConfig` field, plus ``--config`` (a preset or a TOML/JSON file) and ``--resume``."""
-    from shelfie_env.train.config import preset_names
+    from shelfie_env.train.config import field_docs, preset_names
 
-    parser.add_argument("--config", help=f"a preset ({', '.join(preset_names())}) or a TOML/JSON file")
+    parser.add_argument(
+        "--config",
+        help=f"a preset ({', '.join(preset_names('train-td'))}) or a TOML/JSON file of config fields (flags "
+        f"override it); the MaskablePPO presets ({', '.join(preset_names('train'))}) are for shelfie train",
+    )
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir exactly")
     defaults = TDConfig()
+    docs = field_docs(TDConfig)
     for f in dataclasses.fields(TDConfig):
         default = getattr(defaults, f.name)
         flag = "--" + f.name.replace("_", "-")
+        shown = " ".join(map(str, default)) if isinstance(default, list) else default
+        help_text = f"{docs.get(f.name, '')} (default {shown})".strip()
         if isinstance(default, list):
             kind = int if f.name == "net_arch" else str
-            parser.add_argument(flag, dest=f.name, type=kind, nargs="+", default=None)
+            parser.add_argument(flag, dest=f.name, type=kind, nargs="+", default=None, help=help_text)
         else:
-            parser.add_argument(
-                flag, dest=f.name, type=type(default), default=None, help=f"(default {default})"
-            )
+            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=help_text)
+
+
+def describe(cfg: TDConfig) -> str:
+    """One line saying what a run will do."""
+    against = ", ".join(cfg.eval_opponents)
+    evaluation = f"evaluated every {cfg.eval_every} against {against}" if cfg.eval_every else "no evaluation"
+    return (
+        f"TD(lambda) self-play, {cfg.players} players, {cfg.iterations} iterations x {cfg.games} games, "
+        f"network {cfg.net_arch}, lambda {cfg.lam}, {evaluation}, {cfg.workers} worker(s)"
+    )
+
+
+def config_from_args(args: Any) -> TDConfig:
+    """The config of ``--resume`` (the run's ``config.json``), ``--config``, then the flags."""
+    from shelfie_env.train.config import check_resumed, read_config
+    from shelfie_env.train.console import config_error
+
+    data: dict[str, Any] = {}
+    if args.resume:
+        path = Path(args.run_dir or TDConfig.run_dir) / "config.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
+        data.update(json.loads(path.read_text()))
+        check_resumed(path.parent, data, "train-td")
+    from_file: dict[str, Any] = {}
+    if args.config:
+        from_file = read_config(args.config, command="train-td")
+        data.update(from_file)
+    data.pop("algo", None)
+    given = [f.name for f in dataclasses.fields(TDConfig) if getattr(args, f.name) is not None]
+    data.update({name: getattr(args, name) for name in given})
+    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(TDConfig)})
+    if unknown:
+        raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
+    try:
+        return TDConfig(**data)
+    except ValueError as exc:
+        raise ValueError(config_error(str(exc), given, args.config, from_file)) from None
 
 
 def run(args: Any) -> int:
     """Entry point of ``shelfie train-td``."""
     import sys
 
-    from shelfie_env.train.config import read_config
+    from shelfie_env.train.console import play_command, resume_command
 
     try:
-        data: dict[str, Any] = {}
-        if args.resume:
-            path = Path(args.run_dir or TDConfig.run_dir) / "config.json"
-            if not path.is_file():
-                raise FileNotFoundError(f"--resume: no {path}")
-            data.update(json.loads(path.read_text()))
-        if args.config:
-            data.update(read_config(args.config))
-        data.pop("algo", None)
-        data.update(
-            {
-                f.name: getattr(args, f.name)
-                for f in dataclasses.fields(TDConfig)
-                if getattr(args, f.name) is not None
-            }
-        )
-        unknown = sorted(set(data) - {f.name for f in dataclasses.fields(TDConfig)})
-        if unknown:
-            raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
-        cfg = TDConfig(**data)
-        TDTrainer(cfg).run(resume=args.resume, log=lambda s: print(s, flush=True))
+        cfg = config_from_args(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"shelfie train-td: {exc}", file=sys.stderr)
+        return 2
+    trainer = TDTrainer(cfg)
+    source = f" (config {args.config})" if args.config else ""
+    print(f"[td] {describe(cfg)}{source} -> {cfg.run_dir}", flush=True)
+    try:
+        run_dir = trainer.run(resume=args.resume, log=lambda s: print(s, flush=True))
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
         print(f"shelfie train-td: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if (trainer.run_dir / "latest.pt").is_file():
+            done = checkpoint_iteration(trainer.run_dir)
+            print(
+                f"\ninterrupted; the last checkpoint is after iteration {done} of {cfg.iterations} "
+                f"({trainer.run_dir / 'latest.pt'}). Continue with:\n  {resume_command('train-td', cfg.run_dir)}",
+                file=sys.stderr,
+                flush=True,
+            )
+        else:
+            print(
+                f"\ninterrupted before the first iteration of {cfg.run_dir} ended; "
+                "run the same command again to start over",
+                file=sys.stderr,
+                flush=True,
+            )
+        return 130
+    model = run_dir / "latest.npz"
+    best = run_dir / "best.npz"
+    also = f"; best periodic evaluation: {best}" if best.is_file() else ""
+    print(
+        f"[td] done: {trainer.iteration} iterations ({trainer.iteration * cfg.games:,} games) in {run_dir}; "
+        f"model {model} (the network when training ended{also})\n"
+        f"play it: {play_command('td', model, cfg.players)}",
+        flush=True,
+    )
     return 0
+
+
+def checkpoint_iteration(run_dir: Path) -> int:
+    """The iteration of a run's last checkpoint (``latest.pt``, what ``--resume`` continues from)."""
+    import torch
+
+    return int(torch.load(run_dir / "latest.pt", weights_only=False)["iteration"])

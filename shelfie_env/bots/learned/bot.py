@@ -51,8 +51,9 @@ def load_policy(path: str | Path, num_players: int | None = None) -> tuple[Numpy
         model, card = load_model(p, num_players)
         return NumpyPolicy.from_sb3(model.policy), card
     activation = str(card.get("config", {}).get("activation", "tanh"))
+    arrays = read_weights(p)
     try:
-        return NumpyPolicy.from_state_dict(read_weights(p), activation), card
+        return NumpyPolicy.from_state_dict(arrays, activation), card
     except (KeyError, ValueError) as exc:
         raise CheckpointMismatchError(f"{p}: the weights do not form a policy this package can play ({exc})") from None
 

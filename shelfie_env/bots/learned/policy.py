@@ -202,9 +202,24 @@ class NumpyPolicy:
 
 
 def read_weights(path: str | Path) -> dict[str, np.ndarray]:
-    """The arrays of a model's ``.npz``, refusing a file that is not one."""
+    """The arrays of a model's ``.npz``; anything else raises ``CheckpointMismatchError``.
+
+    Only plain arrays are read: a file holding pickled Python objects is refused like
+    any other file that is not a model.
+    """
+    from shelfie_env.bots.learned.card import CheckpointMismatchError
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no model file at {p}")
     try:
-        with np.load(Path(path), allow_pickle=False) as data:
+        data = np.load(p, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("a single array, not an archive of named arrays")
+        with data:
             return {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{path}: not a readable model weights file (.npz): {exc}") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        raise CheckpointMismatchError(
+            f"{path} is not a model file: a model is an .npz archive of weight arrays "
+            "(as `shelfie train --export` and `shelfie train-td` write) beside its .json card"
+        ) from None

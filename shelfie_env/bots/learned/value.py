@@ -98,8 +98,9 @@ class ValueBot:
 def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot:
     """A :class:`ValueBot` from an exported ``.npz`` and its card."""
     card = load_card(path, num_players)
+    arrays = read_weights(path)
     try:
-        net = AfterstateNet.from_state(read_weights(path), card["num_players"])
+        net = AfterstateNet.from_state(arrays, card["num_players"])
     except (KeyError, ValueError) as exc:
         raise CheckpointMismatchError(f"{path}: not an after-state value model ({exc})") from None
     return ValueBot(net, card)

@@ -24,6 +24,13 @@ class PlannerBot:
 
     name = "planner"
 
+    @staticmethod
+    def option_types() -> dict[str, Any]:
+        """The bot-spec options (``planner:threat=0.4``): the :class:`Weights` fields and their types."""
+        import typing
+
+        return typing.get_type_hints(Weights)
+
     def __init__(self, weights: Weights | None = None, **overrides: Any) -> None:
         base = weights or Weights()
         if overrides:

@@ -14,9 +14,11 @@ another game's turn for its own. The moves are computed in the worker thread,
 or, with ``processes > 0``, in worker processes of lower scheduling priority
 (``os.nice``), so bot search never competes with the request path for the
 interpreter lock; every move of a game goes to the same process (the one its
-id hashes to), where its instance lives. Bots registered at run time
-(``shelfie_env.bots.register``) exist only in the server process and always
-play in a worker thread.
+id hashes to), where its instance lives. Bots registered by spec
+(``shelfie serve --bot NAME=SPEC``, :func:`~shelfie_env.bots.spec.register_spec`)
+are registered in every worker process too and play there; other bots
+registered at run time (``shelfie_env.bots.register``) exist only in the server
+process and play in a worker thread.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env import bots as bots_module
+from shelfie_env.bots.spec import registered_specs
 from shelfie_env.game.engine import Game
 
 log = logging.getLogger("shelfie_env.play.web")
@@ -96,20 +99,29 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _process_init(server: int, nice: int, preload: Sequence[tuple[str, int]]) -> None:
-    """Set up a worker process of server process ``server``: lower priority, then build the
-    bots it will likely be asked for."""
+def _process_init(
+    server: int, nice: int, preload: Sequence[tuple[str, int]], specs: dict[str, str] | None = None
+) -> None:
+    """Set up a worker process of server process ``server``: lower priority, register the
+    server's bots ``specs`` (name -> spec), then build the bots it will likely be asked for."""
     threading.Thread(target=_exit_with_parent, args=(server,), daemon=True).start()
     if nice and hasattr(os, "nice"):
         try:
             os.nice(nice)
         except OSError:
             pass
+    from shelfie_env.bots.spec import register_spec
+
+    for name, spec in (specs or {}).items():
+        try:
+            register_spec(name, spec)
+        except (ValueError, OSError) as exc:  # the server checked it; a file removed since fails here
+            log.warning("bot %s (%s) cannot be registered in a worker process: %s", name, spec, exc)
     for name, num_players in preload:
         try:
             _REMOTE_BOTS[(name, num_players)] = build(name, num_players)
-        except Exception:  # not fatal: the move that needs it reports the error
-            log.exception("bot %s for %d players cannot be built in a worker process", name, num_players)
+        except Exception as exc:  # not fatal: the move that needs it reports the error
+            log.warning("bot %s for %d players cannot be built in a worker process: %s", name, num_players, exc)
 
 
 def _remote_template(name: str, num_players: int) -> Any:
@@ -159,6 +171,8 @@ class BotPool:
         self._nice = nice
         self._preload = list(preload)
         self._processes = processes
+        self._specs = registered_specs()
+        """The bots registered by spec when the pool started; the worker processes register them too."""
         self._templates: dict[tuple[str, int], Any] = {}
         self._games: OrderedDict[tuple[str, int, str, int], Any] = OrderedDict()
         self._games_lock = threading.Lock()
@@ -281,7 +295,7 @@ class BotPool:
     def compute(self, game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]) -> int:
         """The move of bot ``name`` at seat ``seat`` of game ``game_id`` in ``state``, by the game's own
         instance (here, or in the worker process the game belongs to)."""
-        if self._processes > 0 and name in bots_module._BUILTIN and name not in bots_module._REGISTRY:
+        if self._processes > 0 and self._plays_remotely(name):
             return self._compute_remote(game_id, seat, name, num_players, state)
         key = (game_id, seat, name, num_players)
         with self._games_lock:
@@ -295,6 +309,12 @@ class BotPool:
                 while len(self._games) > GAME_BOTS:
                     self._games.popitem(last=False)
         return choose(bot, state)
+
+    def _plays_remotely(self, name: str) -> bool:
+        """Whether the worker processes know bot ``name``: a shipped bot, or one registered by spec."""
+        if name in self._specs:
+            return self._specs[name] == registered_specs().get(name)
+        return name in bots_module._BUILTIN and name not in bots_module._REGISTRY
 
     def _template(self, name: str, num_players: int) -> Any:
         """The built bot ``name`` for ``num_players`` (built once per pool; games play copies)."""
@@ -311,7 +331,7 @@ class BotPool:
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_process_init,
-            initargs=(os.getpid(), self._nice, self._preload),
+            initargs=(os.getpid(), self._nice, self._preload, self._specs),
         )
 
     def _compute_remote(self, game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]) -> int:

@@ -1,0 +1,46 @@
+"""What the training commands print around a run: the command that plays the model written,
+the command that resumes an interrupted run, and option names in config errors."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+
+def play_command(bot: str, model: str | Path, players: int) -> str:
+    """The command that plays ``model`` (bot ``ppo`` or ``td``): a game against it in the terminal,
+    or, for a solo model (a game with no opponent), an arena run that scores it."""
+    spec = shlex.quote(f"{bot}:path={model}")
+    if players == 1:
+        return f"shelfie arena {spec} --players 1 --games 200"
+    table = "" if players == 2 else f" --players {players}"
+    return f"shelfie play{table} --bot {spec}"
+
+
+def resume_command(command: str, run_dir: str | Path, *extra: str) -> str:
+    """``shelfie <command> --resume --run-dir <run_dir> [extra...]``, shell-quoted."""
+    words = ["shelfie", command, "--resume", "--run-dir", str(run_dir), *extra]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def name_flags(message: str, given: Iterable[str] | Mapping[str, str]) -> str:
+    """``message`` with each config field in ``given`` (set by a flag) written as that flag
+    (``total_steps must be positive`` -> ``--total-steps must be positive``); a mapping names,
+    for each field, the flag that set it (``{"num_epochs": "n_epochs"}`` -> ``--n-epochs``)."""
+    flags = dict(given) if isinstance(given, Mapping) else {name: name for name in given}
+    for name in sorted(flags, key=len, reverse=True):
+        flag = "--" + flags[name].replace("_", "-")
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flag, message)
+    return message
+
+
+def config_error(message: str, given: Iterable[str], source: str | None = None, from_file: Iterable[str] = ()) -> str:
+    """A config error as the command line shows it: fields set by a flag named as the flag, and an
+    error about a field read from ``--config source`` prefixed with that source."""
+    out = name_flags(message, given)
+    first = out.split(" ", 1)[0].rstrip(":")
+    if source and first in set(from_file):
+        out = f"--config {source}: {out}"
+    return out
