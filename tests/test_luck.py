@@ -253,3 +253,8 @@ def test_a_mixed_value_functions_luck_is_the_mean_of_its_components() -> None:
     assert make_value("td+planner", 2).name == "td+planner"
     with pytest.raises(ValueError, match="unknown luck value function"):
         make_value("td+td", 2)
+
+
+def test_an_unknown_field_bot_is_named_as_the_field() -> None:
+    with pytest.raises(ValueError, match="--field: unknown bot 'foo'"):
+        run_arena(["greedy"], 3, 2, field="foo", workers=1)

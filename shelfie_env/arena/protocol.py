@@ -249,6 +249,9 @@ def run_arena(
     if field is not None:
         if players < 2:
             raise ValueError("a field needs games of 2 to 4 players")
+        field_name = parse_spec(field)[0]
+        if field_name not in available():
+            raise ValueError(f"--field: unknown bot {field_name!r}; available: {', '.join(available())}")
         head, sep, rest = field.partition(":")
         specs += [f"{head}#{k}{sep}{rest}" for k in range(1, players)]
     if len(set(specs)) != len(specs):
