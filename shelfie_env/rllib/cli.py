@@ -28,6 +28,7 @@ SHARED = {
     "snapshot_every": "snapshot_every",
     "eval_every": "eval_every",
     "eval_games": "eval_games",
+    "deals": "deals",
     "save_every": "save_every",
     "run_dir": "run_dir",
 }

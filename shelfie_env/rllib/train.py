@@ -27,9 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_env.arena.deals import deal_start
 from shelfie_env.rllib.league import BOTS, LEARNER, BotModule, LeagueSchedule, snapshot_ids
-
-EVAL_SEED = 10_000_000
 
 
 @dataclass
@@ -72,6 +71,8 @@ class RLlibConfig:
     eval_every: int = 100_000
     """Env steps between arena evaluations against ``greedy`` (0: only at the end)."""
     eval_games: int = 200
+    deals: str = "selection"
+    """Deals of the arena evaluations: ``selection``, ``test`` or a first seed (docs/evaluation.md)."""
     save_every: int = 50_000
     """Env steps between checkpoints (and always at the end)."""
     seed: int = 0
@@ -83,6 +84,9 @@ class RLlibConfig:
         check_types(self)
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
+        from shelfie_env.arena.deals import deal_start
+
+        deal_start(self.deals)
         if self.head not in ("flat", "expect"):
             raise ValueError(f"head must be 'flat' or 'expect', got {self.head!r}")
         for name in ("total_steps", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs",
@@ -226,7 +230,7 @@ class RLlibTrainer:
         bot = PPOBot(NumpyPolicy.from_state_dict(self.learner_arrays(algo), "tanh"), self.cfg.players)
         n = self.cfg.players
         names = ["rllib"] + (["greedy"] * (n - 1))
-        res = run_arena(names if n > 1 else ["rllib"], n, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False,
+        res = run_arena(names if n > 1 else ["rllib"], n, self.cfg.eval_games, deal_start(self.cfg.deals), workers=1, ratings=False,
                         bots={"rllib": bot})
         rec: dict[str, Any] = {"iteration": self.state["iteration"], "env_steps": self.state["env_steps"]}
         if n == 1:

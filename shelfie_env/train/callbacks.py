@@ -27,12 +27,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import TensorBoardOutputFormat
 
 from shelfie_env.arena import run_arena, wilson
+from shelfie_env.arena.deals import deal_start, deals_label
 from shelfie_env.bots import make
 from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.train.checkpoint import save_model
-
-EVAL_SEED = 10_000_000
 
 
 class RenamedTensorBoard(TensorBoardOutputFormat):
@@ -119,8 +118,11 @@ class EvalCallback(BaseCallback):
         games: int,
         card_fn: Callable[[int, dict], dict],
         verbose: int = 1,
+        deals: str = "selection",
     ) -> None:
         super().__init__(verbose)
+        self.deals = deals
+        self.seed = deal_start(deals)
         self.run_dir, self.players, self.every, self.games, self.card_fn = (
             run_dir,
             players,
@@ -164,7 +166,7 @@ class EvalCallback(BaseCallback):
         rec: dict[str, Any] = {"steps": int(self.num_timesteps), "time": time.time()}
         opponents = ("solo",) if self.players == 1 else ("greedy", "random")
         for opp in opponents:
-            rec[opp] = evaluate_policy_vs(pol, self.players, opp, self.games, EVAL_SEED)
+            rec[opp] = evaluate_policy_vs(pol, self.players, opp, self.games, self.seed)
             if self.players == 1:
                 self.logger.record("charts/eval_mean_score", rec[opp]["mean_score"])
             else:
@@ -180,7 +182,8 @@ class EvalCallback(BaseCallback):
                 "periodic": {
                     "opponent": opponents[0],
                     "games": self.games,
-                    "seeds": f"{EVAL_SEED}..{EVAL_SEED + self.games - 1}",
+                    "deals": deals_label(self.deals),
+                    "seeds": f"{self.seed}..{self.seed + self.games - 1}",
                     **rec[opponents[0]],
                 }
             }

@@ -153,6 +153,10 @@ class TrainConfig:
     eval_games: int = 200
     """Games per opponent in each periodic evaluation (seat-alternated, fixed seeds)."""
 
+    deals: str = "selection"
+    """Deals of the periodic evaluations, which also choose ``best``: ``selection`` (dice seeds
+    10,000,000 + i), ``test`` (30,000,000 + i: for reported numbers only) or a first seed."""
+
     save_every: int = 50_000
     """Learner steps between two resumable checkpoints (``latest.zip`` + pool + eval log)."""
 
@@ -195,6 +199,9 @@ class TrainConfig:
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        from shelfie_env.arena.deals import deal_start
+
+        deal_start(self.deals)
         for name in ("eval_games", "seed", "ent_coef", "vf_coef", "margin_coef", "solo_reward_scale"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")

@@ -284,7 +284,7 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
             ],
         )
     )
-    evaluator = EvalCallback(run_dir, cfg.players, cfg.eval_every, cfg.eval_games, card_fn)
+    evaluator = EvalCallback(run_dir, cfg.players, cfg.eval_every, cfg.eval_games, card_fn, deals=cfg.deals)
     callbacks = [
         evaluator,
         CheckpointCallback(run_dir, cfg.save_every, card_fn, pool_state if cfg.players > 1 else None),

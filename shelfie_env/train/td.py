@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots import make
 from shelfie_env.bots.learned.afterstate import AfterstateNet, feature_size
 from shelfie_env.bots.learned.card import make_card, write_card
@@ -87,7 +88,11 @@ class TDConfig:
     eval_every: int = 10
     """Iterations between evaluations (0: none)."""
     eval_games: int = 200
-    """Arena games against each evaluation opponent (dice seeds 10,000,000 + i)."""
+    """Arena games against each evaluation opponent (game i dealt deal i of ``deals``)."""
+
+    deals: str = "selection"
+    """Deals of the periodic evaluations: ``selection`` (dice seeds 10,000,000 + i), ``test``
+    (30,000,000 + i: for reported numbers only) or a first seed."""
     eval_opponents: list[str] = field(default_factory=lambda: ["greedy", "planner"])
     """Bots the learner is evaluated against."""
     run_dir: str = "runs/td_2p"
@@ -111,6 +116,7 @@ class TDConfig:
         for name in ("seed", "eval_every", "eval_games"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        deal_start(self.deals)
         if self.eval_every and not self.eval_games:
             raise ValueError("eval_games must be positive when eval_every is (eval_every 0: no evaluation)")
         if not self.net_arch or min(self.net_arch) <= 0:
@@ -124,7 +130,6 @@ class TDConfig:
             raise ValueError(f"eval_opponents: unknown bot(s) {', '.join(unknown)}; available: {', '.join(available())}")
 
 
-EVAL_SEED = 10_000_000
 
 
 def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
@@ -369,7 +374,7 @@ class TDTrainer:
         rec["wall_s"] = round(self.wall, 1)
         for opp in self.cfg.eval_opponents:
             field = {f"{opp}#{k}": make(opp) for k in range(2, n)}  # more seats of the same bot
-            res = run_arena(["td", opp, *field], n, self.cfg.eval_games, EVAL_SEED, workers=1, ratings=False,
+            res = run_arena(["td", opp, *field], n, self.cfg.eval_games, deal_start(self.cfg.deals), workers=1, ratings=False,
                             bots={"td": bot, **field})
             if n == 2:
                 pair = res["pairings"][0]
