@@ -7,9 +7,9 @@ Every learner trains from scratch for ``--steps`` learner decisions in
 ``shelfie/Versus-v0`` against a fixed opponent mix (each episode: ``random``
 or ``greedy``, probability 1/2 each, learner seat random, rank reward + the
 documented margin shaping), on 8 envs in one process, one torch thread. Then
-it plays ``--eval-games`` arena games (:func:`shelfie_env.arena.run_arena`, dice
-seeds 20_000_000 + i, seats rotated) against ``greedy`` and against ``random``
-with its most likely legal action.
+it plays ``--eval-games`` arena games (:func:`shelfie_env.arena.run_arena`, the
+``--deals`` deal set, ``test`` by default: dice seeds 30,000,000 + i, seats rotated)
+against ``greedy`` and against ``random`` with its most likely legal action.
 
 Learners:
 
@@ -50,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 
 from shelfie_env.arena import run_arena
+from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots import make
 from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
@@ -57,7 +58,8 @@ from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import Game
 from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
-EVAL_SEED = 20_000_000
+EVAL_SEED = deal_start("test")
+"""First dice seed of the evaluation games (``--deals`` sets it)."""
 N_ENVS = 8
 LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo")
 
@@ -273,7 +275,7 @@ class RawChoiceBot(PPOBot):
 
 
 def play(bot: Any, opponent: str, games: int) -> dict[str, Any]:
-    """An arena run of ``bot`` against ``opponent`` (dice seeds ``EVAL_SEED + i``, seats rotated)."""
+    """An arena run of ``bot`` against ``opponent`` (dice seeds ``EVAL_SEED + i``, seats rotated, common dice)."""
     result = run_arena(["learner", opponent], 2, games, EVAL_SEED, workers=1, ratings=False, bots={"learner": bot})
     pair = result["pairings"][0]
     out = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "mean_score", "sd_score")}
@@ -290,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
     parser.add_argument("--eval-games", type=int, default=1000, help="games against each evaluation opponent")
     parser.add_argument(
+        "--deals", default="test", help="deal set of the evaluation and curve games: test, selection or a first seed"
+    )
+    parser.add_argument(
         "--algos", nargs="+", default=list(LEARNERS), choices=LEARNERS, help="learners to train"
     )
     parser.add_argument("--curve-every", type=int, default=0, help="decisions between curve points (0: none)")
@@ -304,6 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    global EVAL_SEED
+    try:
+        EVAL_SEED = deal_start(args.deals)
+    except ValueError as exc:
+        parser.error(f"--deals: {exc}")
     if args.steps <= 0 or args.eval_games <= 0 or args.curve_every < 0:
         parser.error("--steps and --eval-games must be positive, --curve-every >= 0")
 
