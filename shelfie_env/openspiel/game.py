@@ -22,7 +22,7 @@ from shelfie_env.envs.observation import ObservationEncoder, block_start, layout
 from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, REROLL_FIRST, REROLL_LAST, action_name
 from shelfie_env.game.engine import OVER, REROLL, Game
 from shelfie_env.game.render import render_shelf
-from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable, validate_points
+from shelfie_env.game.scoring import FULL, ScoreTable, validate_points
 from shelfie_env.openspiel.chance import FACES, MAX_CHANCE_OUTCOMES, OUTCOMES
 
 SHORT_NAME = "python_shelfie"
