@@ -63,7 +63,7 @@ class EngineRolloutEvaluator(mcts.Evaluator):
 
     def prior(self, state: ShelfieState) -> list[tuple[int, float]]:
         if state.is_chance_node():
-            return list(state.chance_outcomes())
+            return state.chance_outcomes()
         legal = state.legal_actions()
         return [(a, 1.0 / len(legal)) for a in legal]
 

@@ -279,8 +279,8 @@ class ShelfieState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         return list(self.core.game.legal_actions())
 
-    def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
-        return OUTCOMES[self.core.throw]
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return list(OUTCOMES[self.core.throw])
 
     def _apply_action(self, action: int) -> None:
         self.core.apply(int(action))
