@@ -129,8 +129,9 @@ class MCTSBot:
 class SpielBot(pyspiel.Bot):
     """One of our bots (a spec such as ``"planner"`` or a bot object) as a ``pyspiel.Bot``."""
 
-    def __init__(self, bot: str | Bot, player_id: int | None = None) -> None:
+    def __init__(self, bot: str | Bot, player_id: int | None = None, seed: int | None = None) -> None:
         pyspiel.Bot.__init__(self)
+        self.rng = np.random.default_rng(seed)
         self.bot = build_bot(bot) if isinstance(bot, str) else bot
         if not callable(getattr(self.bot, "act", None)) and not callable(getattr(self.bot, "act_game", None)):
             raise TypeError(f"{bot!r} is not a bot: it has no act(state) method")
@@ -153,7 +154,7 @@ class SpielBot(pyspiel.Bot):
             raise TypeError(f"SpielBot plays python_shelfie states, got {type(state).__name__}")
         if state.is_chance_node() or state.is_terminal():
             raise ValueError("a bot is asked only at decision nodes")
-        return act_on_game(self.bot, engine_game(state))
+        return act_on_game(self.bot, engine_game(state, self.rng))
 
 
 def make_mcts(**kwargs: Any) -> MCTSBot:
