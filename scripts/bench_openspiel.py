@@ -1,7 +1,7 @@
 """Speed of the OpenSpiel game ``python_shelfie`` against OpenSpiel's C++ ``yacht`` and our engine.
 
-    python scripts/bench_openspiel.py               # about a minute on one core
-    python scripts/bench_openspiel.py --games 200 --searches 20
+    python scripts/bench_openspiel.py               # about two minutes on one core
+    python scripts/bench_openspiel.py --games 200 --searches 20 --sims 100
 
 Prints, per game: clone and apply_action in microseconds (means over the states
 of random games), a whole random game (chance sampled from ``chance_outcomes``)
@@ -118,9 +118,9 @@ def _row(name: str, r: dict[str, float]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=100, help="random games per timing (default 100)")
-    ap.add_argument("--searches", type=int, default=10, help="MCTS searches per evaluator (default 10)")
-    ap.add_argument("--sims", type=int, default=100, help="simulations per search (default 100)")
+    ap.add_argument("--games", type=int, default=50, help="random games per timing (default 50)")
+    ap.add_argument("--searches", type=int, default=5, help="MCTS searches per evaluator (default 5)")
+    ap.add_argument("--sims", type=int, default=50, help="simulations per search (default 50)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.games < 1 or args.searches < 1 or args.sims < 1:
