@@ -233,6 +233,8 @@ def test_missing_open_spiel_names_the_extra() -> None:
     code = (
         "import sys; sys.modules['pyspiel'] = None\n"
         "from shelfie_env import bots\n"
+        "assert bots.table_sizes('openspiel-mcts') == (1, 2, 3, 4)\n"
+        "assert 'shelfie_env.openspiel' not in sys.modules\n"
         "try:\n    bots.make('openspiel-mcts')\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -155,8 +155,3 @@ class SpielBot(pyspiel.Bot):
         if state.is_chance_node() or state.is_terminal():
             raise ValueError("a bot is asked only at decision nodes")
         return act_on_game(self.bot, engine_game(state, self.rng))
-
-
-def make_mcts(**kwargs: Any) -> MCTSBot:
-    """Factory for ``shelfie_env.bots.make("openspiel-mcts", ...)``."""
-    return MCTSBot(**kwargs)
