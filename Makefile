@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[train,fast,scale,web,dev]'
+	$(PY) -m pip install -q -e '.[train,fast,scale,web,openspiel,dev]'
 	touch $(STAMP)
 
 play: $(STAMP)

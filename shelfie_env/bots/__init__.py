@@ -27,6 +27,7 @@ _BUILTIN: dict[str, str] = {
     "planner": "shelfie_env.bots.planner:PlannerBot",
     "ppo": "shelfie_env.bots.learned:make_ppo",
     "td": "shelfie_env.bots.learned.value:make_td",
+    "openspiel-mcts": "shelfie_env.bots.openspiel_mcts:make_mcts",  # needs the openspiel extra
 }
 """The bots that ship, by name -> ``module:factory``, imported on first use."""
 
