@@ -27,6 +27,8 @@ _BUILTIN: dict[str, str] = {
     "planner": "shelfie_env.bots.planner:PlannerBot",
     "ppo": "shelfie_env.bots.learned:make_ppo",
     "td": "shelfie_env.bots.learned.value:make_td",
+    "greedy-br": "shelfie_env.bots.bracket.best_response:make_greedy_br",
+    "clairvoyant": "shelfie_env.bots.bracket.clairvoyant:make_clairvoyant",
 }
 """The bots that ship, by name -> ``module:factory``, imported on first use."""
 
