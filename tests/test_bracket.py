@@ -96,7 +96,7 @@ def test_a_rollout_on_a_copy_sees_the_dice_the_real_game_gets(seat: int) -> None
     """The base policy (width 0) played for real and the rollout of a copy from the start are the same game."""
     seed = 10_000_003
     chooser = ClairvoyantBot(width=0).chooser
-    simulated = roll_out(Game.new(2, rng=DiceTape(seed)), seat, chooser, GreedyBot())
+    simulated = roll_out(Game.new(2, rng=DiceTape(seed)), seat, chooser.best, GreedyBot())
     players: list = [GreedyBot(), GreedyBot()]
     players[seat] = ClairvoyantBot(width=0)
     assert play_game(players, seed) == simulated
@@ -106,7 +106,7 @@ def test_a_rollout_on_a_copy_sees_the_dice_the_real_game_gets(seat: int) -> None
 def test_the_search_never_finishes_below_its_base_policy(seat: int) -> None:
     """A rollout algorithm on a deterministic game: each turn's choice ends at least as well as its rollout."""
     seed = 10_000_004
-    base = outcome(roll_out(Game.new(2, rng=DiceTape(seed)), seat, TurnChooser(_net()), GreedyBot()), seat)
+    base = outcome(roll_out(Game.new(2, rng=DiceTape(seed)), seat, TurnChooser(_net()).best, GreedyBot()), seat)
     players: list = [GreedyBot(), GreedyBot()]
     players[seat] = ClairvoyantBot(width=3, net=_net())
     assert outcome(play_game(players, seed), seat) >= base

@@ -21,11 +21,15 @@ Because the base policy's own choice is always among the candidates and the game
 deterministic, each turn's choice finishes at least as well as the rollout that chose it
 (a rollout algorithm: the result never falls below the base policy's from the same position).
 It is not the exact optimum: later turns are searched only by the base policy. ``width=0``
-plays the base policy itself. It refuses a game whose dice come from a stream.
+plays the base policy itself; ``inner=k`` plays the rollouts with a clairvoyant of width ``k``
+instead of the base policy (two levels of search, its own choice always a candidate: the same
+guarantee against that stronger policy, at about ``k`` x the turns left times the cost). It
+refuses a game whose dice come from a stream.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -62,11 +66,11 @@ class TurnChooser:
         return self.ranked(game)[0][1]
 
 
-def roll_out(game: Game, seat: int, chooser: TurnChooser, rival: GreedyBot) -> list[int]:
-    """Play ``game`` (changed in place) to its end: ``seat`` by the base policy, every other seat by ``rival``."""
+def roll_out(game: Game, seat: int, choose: Callable[[Game], Plan], rival: GreedyBot) -> list[int]:
+    """Play ``game`` (changed in place) to its end: ``seat``'s turns by ``choose``, every other seat by ``rival``."""
     while not game.over:
         if game.current == seat:
-            play_plan(game, chooser.best(game))
+            play_plan(game, choose(game))
         else:
             game.step(rival.act_game(game))
     return game.scores()
@@ -77,10 +81,10 @@ class ClairvoyantBot:
 
     name = "clairvoyant"
 
-    def __init__(self, width: int = 8, net: AfterstateNet | None = None) -> None:
-        if width < 0:
-            raise ValueError(f"width must be >= 0, got {width}")
-        self.width = int(width)
+    def __init__(self, width: int = 8, inner: int = 0, net: AfterstateNet | None = None) -> None:
+        if width < 0 or inner < 0:
+            raise ValueError(f"width and inner must be >= 0, got {width} and {inner}")
+        self.width, self.inner = int(width), int(inner)
         self._net = net
         self._rival = GreedyBot()
         self._plan: tuple[tuple[int, int, int], Plan, Game] | None = None
@@ -100,11 +104,21 @@ class ClairvoyantBot:
         if self.width == 0 or len(ranked) == 1:
             return ranked[0][1]
         seat = game.current
+        policy = chooser.best
+        if self.inner:
+            inner = ClairvoyantBot(self.inner, net=self._net)
+            inner._rival = self._rival
+            policy = inner.choose
+        candidates = [plan for _, plan in ranked[: self.width]]
+        if self.inner:  # the rollout policy's own choice is always a candidate
+            own = policy(game)
+            if all(c.placement != own.placement for c in candidates):
+                candidates.append(own)
         best: tuple[tuple[int, int], Plan] | None = None
-        for _, plan in ranked[: self.width]:
+        for plan in candidates:
             g = game.clone()
             play_plan(g, plan)
-            result = outcome(roll_out(g, seat, chooser, self._rival), seat)
+            result = outcome(roll_out(g, seat, policy, self._rival), seat)
             self.rollouts += 1
             if best is None or result > best[0]:
                 best = (result, plan)
@@ -131,9 +145,10 @@ class ClairvoyantBot:
         return self.act_game(Game.from_dict(state))
 
 
-def make_clairvoyant(width: int = 8) -> ClairvoyantBot:
-    """``bots.make("clairvoyant", width=8)``: the tape-reading search against ``greedy`` (2 players)."""
-    return ClairvoyantBot(width)
+def make_clairvoyant(width: int = 8, inner: int = 0) -> ClairvoyantBot:
+    """``bots.make("clairvoyant", width=8)``: the tape-reading search against ``greedy`` (2 players);
+    ``inner`` > 0 plays the rollouts with a clairvoyant of that width (a search two levels deep)."""
+    return ClairvoyantBot(width, inner)
 
 
 make_clairvoyant.table_sizes = lambda: (2,)  # type: ignore[attr-defined]
