@@ -45,9 +45,13 @@ def _placement_of(before: Game, after: Game, seat: int) -> int:
 def _all_turn_endings(game: Game) -> set[int]:
     """Brute force: every placement reachable by playing every legal action sequence of the turn."""
     seat, turn, out = game.current, game.round, set()
-    stack = [game]
+    stack, seen = [game], set()
     while stack:
         g = stack.pop()
+        key = (g.phase, g.rolls_left, tuple(g.dice))
+        if key in seen:  # the same dice at the same point of the turn: the same futures
+            continue
+        seen.add(key)
         if g.phase == REROLL:
             for a in g.legal_actions():
                 child = g.clone()
