@@ -28,6 +28,8 @@ _BUILTIN: dict[str, str] = {
     "ppo": "shelfie_env.bots.learned:make_ppo",
     "td": "shelfie_env.bots.learned.value:make_td",
     "openspiel-mcts": "shelfie_env.bots.openspiel_mcts:make_mcts",  # needs the openspiel extra
+    "greedy-br": "shelfie_env.bots.bracket.best_response:make_greedy_br",
+    "clairvoyant": "shelfie_env.bots.bracket.clairvoyant:make_clairvoyant",
 }
 """The bots that ship, by name -> ``module:factory``, imported on first use."""
 
