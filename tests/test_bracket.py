@@ -156,3 +156,14 @@ def test_best_response_plays_legally_and_never_draws_on_the_games_dice() -> None
         assert game.rng.bit_generator.state == state
         assert action in game.legal_actions()
         game.step(action)
+
+
+def test_the_clairvoyant_is_never_offered_as_an_opponent() -> None:
+    from shelfie_env.play.web.service import GameService
+
+    assert bots.needs_tape("clairvoyant") and not bots.needs_tape("greedy-br")
+    assert "clairvoyant" not in GameService.bot_tables() and "clairvoyant" not in GameService.bot_names()
+    from shelfie_env.play.terminal import _load_bot
+
+    with pytest.raises(ValueError, match="reads the dice ahead"):
+        _load_bot("clairvoyant", 0, 2)

@@ -63,6 +63,12 @@ def table_sizes(name: str) -> tuple[int, ...]:
     return tuple(sorted(sizes())) if callable(sizes) else (1, 2, 3, 4)
 
 
+def needs_tape(name: str) -> bool:
+    """Whether bot ``name`` reads the dice ahead and so plays only games dealt from a dice tape
+    (``clairvoyant``: an analysis bot for the arena, never a table's opponent)."""
+    return bool(getattr(factory(name), "needs_tape", False))
+
+
 def check_table(name: str, num_players: int) -> None:
     """``ValueError`` naming the bots that can, when bot ``name`` cannot play a ``num_players`` table."""
     sizes = table_sizes(name)
@@ -91,4 +97,14 @@ def act_on_game(bot: Bot, game: Game) -> int:
     return int(bot.act(game.to_dict()))
 
 
-__all__ = ["Bot", "act_on_game", "available", "check_table", "factory", "make", "register", "table_sizes"]
+__all__ = [
+    "Bot",
+    "act_on_game",
+    "available",
+    "check_table",
+    "factory",
+    "make",
+    "needs_tape",
+    "register",
+    "table_sizes",
+]

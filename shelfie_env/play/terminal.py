@@ -548,6 +548,8 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     from shelfie_env.bots.spec import parse_spec
 
     name, kwargs = parse_spec(spec)
+    if name in bots.available() and bots.needs_tape(name):
+        raise ValueError("it reads the dice ahead and plays only arena games on common dice (shelfie arena)")
     if name == "random":
         kwargs.setdefault("seed", seed)
     if "path" not in kwargs:

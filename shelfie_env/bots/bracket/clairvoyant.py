@@ -152,5 +152,6 @@ def make_clairvoyant(width: int = 8, inner: int = 0) -> ClairvoyantBot:
 
 
 make_clairvoyant.table_sizes = lambda: (2,)  # type: ignore[attr-defined]
+make_clairvoyant.needs_tape = True  # type: ignore[attr-defined]
 
 __all__ = ["ClairvoyantBot", "TurnChooser", "make_clairvoyant", "outcome", "roll_out"]

@@ -234,6 +234,8 @@ class GameService:
         out = {}
         for name in bots_module.available():
             try:
+                if bots_module.needs_tape(name):
+                    continue  # reads the dice ahead: an arena bot, never a table's opponent
                 out[name] = list(bots_module.table_sizes(name))
             except Exception:  # a registered bot whose factory cannot even be found
                 log.exception("bot %s: its table sizes cannot be read", name)
@@ -241,7 +243,7 @@ class GameService:
 
     @staticmethod
     def bot_names() -> list[str]:
-        return bots_module.available()
+        return [name for name in bots_module.available() if not bots_module.needs_tape(name)]
 
     @staticmethod
     def hints_available() -> bool:
@@ -700,6 +702,8 @@ class GameService:
         A bot whose factory takes ``num_players`` (the learned ``ppo`` bot: one model
         per table size) is built for this table; a model trained for another size is refused.
         """
+        if bots_module.needs_tape(name):
+            raise ValueError("it reads the dice ahead and plays only arena games on common dice")
         return build(name, num_players, self._make_bot)
 
     def _apply(self, session: Session, action: int, name: str | None = None) -> None:
