@@ -205,9 +205,10 @@ class TrainConfig:
         for name in ("eval_games", "seed", "ent_coef", "vf_coef", "margin_coef", "solo_reward_scale"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("learning_rate", "clip_range"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.learning_rate < 0:  # 0 keeps the network as it starts (e.g. an --init-from model)
+            raise ValueError(f"learning_rate must be >= 0, got {self.learning_rate}")
+        if self.clip_range <= 0:
+            raise ValueError(f"clip_range must be positive, got {self.clip_range}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
         if not 0.0 <= self.gae_lambda <= 1.0:

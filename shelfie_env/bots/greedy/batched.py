@@ -401,6 +401,9 @@ def play_bots(
 
 
 assert WIDTH == K.WIDTH
+# play_bots inlines the engine's kernels (K._step_one) into this module's numba cache, which
+# numba refreshes only when this file changes: edit this file too when batched/_kernels.py
+# changes how a step updates the state (state layout version: 36 columns, with ROUND).
 
 
 class BatchedGreedy:
