@@ -1,0 +1,154 @@
+"""PPO with the after-state policy: torch action values equal the numpy bot's, rollouts, GAE, a run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from shelfie_env import bots
+from shelfie_env.bots.learned.afterstate import AfterstateNet
+from shelfie_env.bots.learned.expect_head import NUM_SETS
+from shelfie_env.bots.learned.value import LearnedContext
+from shelfie_env.bots.planner.search import action_values as planner_action_values
+from shelfie_env.game.engine import CIRCLE, CROSS, REROLL, Game
+from shelfie_env.game.scoring import FULL
+
+from .conftest import assert_plays_legally
+
+torch = pytest.importorskip("torch")
+at = pytest.importorskip("shelfie_env.train.afterstate_torch")
+ro = pytest.importorskip("shelfie_env.train.afterstate_rollout")
+pa = pytest.importorskip("shelfie_env.train.ppo_afterstate")
+
+
+def _random_net(seed: int) -> at.AfterstatePolicyNet:
+    torch.manual_seed(seed)
+    net = at.AfterstatePolicyNet(2, [32, 32], beta=5.0)
+    with torch.no_grad():  # the output layer starts at zero: give it weights so values differ
+        net.values[-1].weight.normal_(0.0, 0.5)
+    return net
+
+
+def _torch_values(net, game: Game, circ0: int) -> dict[int, float]:
+    """The trainer's action values of ``game`` (turn started with ``circ0`` circled by the mover)."""
+    numpy_net = AfterstateNet.from_state(net.numpy_state(0.1), 2)
+    start = game.clone()
+    p = game.current
+    start.circled[p] = circ0
+    vals = numpy_net.values_of(game if game.phase == REROLL else start)
+    v = torch.as_tensor(np.where(np.isnan(vals), at.NEG, vals), dtype=torch.float32)[None]
+    legal = np.asarray(game.legal_mask(), bool)[None]
+    empty = torch.zeros(0, dtype=torch.int64)
+    reroll = torch.tensor([0]) if game.phase == REROLL else empty
+    keep, final = ro.reroll_keys(np.array([game.dice]))
+    if game.phase == CIRCLE:
+        rows, acts, slots = ro.circle_pairs(
+            np.array([game.counts]), np.array([game.circled[p] & ~circ0]),
+            np.array([FULL & ~(game.circled[p] | game.crossed[p])]), np.array([game.circles]), legal)
+    elif game.phase == CROSS:
+        rows, acts, slots = ro.cross_pairs(legal)
+    else:
+        rows = acts = slots = np.zeros(0, dtype=np.int64)
+    q = at.action_values(
+        v, at.keep_values(v), torch.tensor([0]), reroll, torch.as_tensor(keep), torch.as_tensor(final),
+        torch.tensor([game.rolls_left == 2]), torch.as_tensor(rows), torch.as_tensor(acts), torch.as_tensor(slots),
+    )[0]
+    return {int(a): float(q[a]) for a in np.flatnonzero(legal[0])}
+
+
+def test_torch_action_values_equal_the_planner_search_on_learned_values():
+    net = _random_net(0)
+    numpy_net = AfterstateNet.from_state(net.numpy_state(0.1), 2)
+    rng = np.random.default_rng(1)
+    checked = {REROLL: 0, CIRCLE: 0, CROSS: 0}
+    for g in range(6):
+        game = Game.new(2, rng=np.random.default_rng(g))
+        ctx, circ0 = None, 0
+        while not game.over:
+            if game.phase == REROLL and game.rolls_left == 2:
+                ctx = LearnedContext(game, numpy_net.values_of(game))
+                circ0 = game.circled[game.current]
+            want = planner_action_values(game, ctx=ctx)
+            got = _torch_values(net, game, circ0)
+            assert sorted(got) == sorted(want)
+            for a in want:
+                assert got[a] == pytest.approx(want[a], abs=1e-4), (a, game.to_dict())
+            checked[game.phase] += 1
+            game.step(int(rng.choice(list(want))))
+    assert min(checked.values()) > 0
+
+
+def test_rollout_records_every_learner_decision_and_rewards_each_seat_once():
+    net = _random_net(2)
+    roll = ro.play_rollout(net, 6, 2, opp_greedy=0.5, margin_coef=0.1, rng=np.random.default_rng(0))
+    d = roll.decisions
+    assert d == roll.stats["decisions"] and len(roll.action) == len(roll.logp) == d
+    assert roll.legal[np.arange(d), roll.action].all()
+    assert (roll.logp <= 0).all()
+    learner_seats = 12 - int(roll.stats["games_vs_greedy"])
+    assert (roll.next_dec < 0).sum() == learner_seats  # one last decision per learner seat and game
+    ends = roll.next_dec < 0
+    assert (roll.reward[~ends] == 0).all()
+    assert (np.abs(roll.reward[ends]) <= 1.0 + 0.1 * 190 / 50).all()
+    assert np.diff(roll.pair_dec).min() >= 0
+    assert roll.cand_off[-1] == len(roll.feats) == len(roll.cand_slot)
+    assert roll.cand_slot.max() < NUM_SETS + 5
+    assert roll.turn.max() + 1 == len(roll.cand_off) - 1
+
+
+def test_gae_on_a_hand_built_trajectory():
+    roll = ro.Rollout(**{f: np.zeros(0) for f in ro.Rollout.__dataclass_fields__ if f not in ("value", "reward",
+                      "next_dec", "turn", "stats")}, value=np.array([0.5, 0.2, 0.1], np.float32),
+                      reward=np.array([0.0, 0.0, 1.0], np.float32), next_dec=np.array([1, 2, -1]),
+                      turn=np.zeros(3, np.int64), stats={})
+    adv, ret = ro.gae(roll, gamma=1.0, lam=0.5)
+    a2 = 1.0 - 0.1
+    a1 = 0.1 - 0.2 + 0.5 * a2
+    a0 = 0.2 - 0.5 + 0.5 * a1
+    assert adv.tolist() == pytest.approx([a0, a1, a2])
+    assert ret.tolist() == pytest.approx([a0 + 0.5, a1 + 0.2, a2 + 0.1])
+    adv, _ = ro.gae(roll, gamma=1.0, lam=1.0)
+    assert adv.tolist() == pytest.approx([0.5, 0.8, 0.9])  # Monte Carlo: reward minus value
+
+
+def test_config_refuses_bad_values():
+    with pytest.raises(ValueError, match="players"):
+        pa.PPOAfterstateConfig(players=1)
+    with pytest.raises(ValueError, match="opp_greedy"):
+        pa.PPOAfterstateConfig(opp_greedy=1.0)
+    with pytest.raises(ValueError, match="net_arch"):
+        pa.PPOAfterstateConfig(net_arch=[0])
+    with pytest.raises(ValueError, match="learning_rate"):
+        pa.PPOAfterstateConfig(learning_rate=0.0)
+
+
+def test_a_short_run_trains_evaluates_exports_and_resumes_exactly(tmp_path, capsys):
+    run = tmp_path / "run"
+    args = ["--run-dir", str(run), "--total-steps", "300", "--games", "4", "--net-arch", "16", "16",
+            "--eval-games", "4", "--threads", "1", "--turns-per-batch", "32"]
+    assert pa.main(args) == 0
+    out = capsys.readouterr().out
+    assert "[eval] steps=" in out and f"ppo:path={run / 'best.npz'}" in out
+    progress = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
+    assert progress[-1]["steps"] >= 300
+    bot = bots.make("ppo", path=str(run / "best.npz"))
+    assert bot.card["teacher"] == "none" and bot.card["policy_head"] == "afterstate"
+    assert_plays_legally(bot, 2)
+    sampler = bots.make("ppo", path=str(run / "latest.npz"), deterministic=False, seed=0)
+    assert_plays_legally(sampler, 2)
+    assert pa.main(args) == 2  # the directory holds a run
+    assert "already holds a run" in capsys.readouterr().err
+    # resume: two more iterations equal one uninterrupted run of the same length
+    assert pa.main(["--resume", "--run-dir", str(run), "--total-steps", "600", "--eval-games", "0"]) == 0
+    straight = tmp_path / "straight"
+    args2 = [a if a != str(run) else str(straight) for a in args]
+    args2[args2.index("--total-steps") + 1] = "600"
+    args2[args2.index("--eval-games") + 1] = "0"
+    assert pa.main(args2) == 0
+    a = np.load(run / "latest.npz")
+    b = np.load(straight / "latest.npz")
+    assert a.files == b.files
+    for k in a.files:
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
