@@ -124,10 +124,10 @@ def test_config_refuses_bad_values():
         pa.PPOAfterstateConfig(learning_rate=0.0)
 
 
-def test_a_short_run_trains_evaluates_exports_and_resumes_exactly(tmp_path, capsys):
+def test_a_short_run_trains_evaluates_exports_and_plays(tmp_path, capsys):
     run = tmp_path / "run"
     args = ["--run-dir", str(run), "--total-steps", "300", "--games", "4", "--net-arch", "16", "16",
-            "--eval-games", "4", "--threads", "1", "--turns-per-batch", "32"]
+            "--eval-games", "4", "--turns-per-batch", "32", "--no-rollout-worker"]
     assert pa.main(args) == 0
     out = capsys.readouterr().out
     assert "[eval] steps=" in out and f"ppo:path={run / 'best.npz'}" in out
@@ -140,15 +140,31 @@ def test_a_short_run_trains_evaluates_exports_and_resumes_exactly(tmp_path, caps
     assert_plays_legally(sampler, 2)
     assert pa.main(args) == 2  # the directory holds a run
     assert "already holds a run" in capsys.readouterr().err
-    # resume: two more iterations equal one uninterrupted run of the same length
-    assert pa.main(["--resume", "--run-dir", str(run), "--total-steps", "600", "--eval-games", "0"]) == 0
-    straight = tmp_path / "straight"
-    args2 = [a if a != str(run) else str(straight) for a in args]
-    args2[args2.index("--total-steps") + 1] = "600"
-    args2[args2.index("--eval-games") + 1] = "0"
-    assert pa.main(args2) == 0
-    a = np.load(run / "latest.npz")
-    b = np.load(straight / "latest.npz")
+    assert pa.main(["--run-dir", str(tmp_path / "x"), "--games", "0"]) == 2
+    assert "games must be positive" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("worker", [False, True])
+def test_an_interrupted_run_resumes_exactly(tmp_path, worker):
+    def config(run_dir):
+        return pa.PPOAfterstateConfig(total_steps=700, games=4, net_arch=[16], eval_games=0, turns_per_batch=32,
+                                      rollout_worker=worker, run_dir=str(run_dir))
+
+    cut = pa.PPOAfterstateTrainer(config(tmp_path / "cut"))
+    cut.run_dir.mkdir(parents=True)
+    cut.source = pa.RolloutSource(cut.cfg)
+    try:
+        for _ in range(2):  # two iterations, then the process "dies" with the next games under way
+            cut.iterate(log=lambda s: None)
+    finally:
+        cut.source.close()
+    assert (cut.pending is not None) == worker
+    resumed = pa.PPOAfterstateTrainer(config(tmp_path / "cut"))
+    resumed.run(resume=True, log=lambda s: None)
+    straight = pa.PPOAfterstateTrainer(config(tmp_path / "straight"))
+    straight.run(log=lambda s: None)
+    assert resumed.steps == straight.steps >= 700
+    a, b = np.load(tmp_path / "cut" / "latest.npz"), np.load(tmp_path / "straight" / "latest.npz")
     assert a.files == b.files
     for k in a.files:
-        np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(a[k], b[k])

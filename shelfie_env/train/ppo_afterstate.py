@@ -89,8 +89,12 @@ class PPOAfterstateConfig:
     """Entropy bonus."""
     max_grad_norm: float = 1.0
     """Gradient clipping (0: none)."""
-    threads: int = 2
-    """Torch threads (the rollout's forwards and the update)."""
+    threads: int = 1
+    """Torch threads of the update (and of the rollout when played in this process)."""
+    rollout_worker: bool = True
+    """Play each iteration's games in a worker process while the update of the previous ones runs
+    (both cores busy; the games are played by the network of one update earlier, their
+    probabilities recorded, so the PPO ratio stays exact). ``false``: play, then update, in turn."""
     seed: int = 0
     """Seed of the weights, the dice, the seats and the sampling."""
     eval_every: int = 200_000
@@ -197,6 +201,49 @@ def numpy_bot(net: AfterstatePolicyNet, cfg: PPOAfterstateConfig) -> AfterstateP
     return policy_from_weights(net.numpy_state(cfg.margin_coef), card)
 
 
+def play_with(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: int) -> Rollout:
+    """One iteration's games played by a network with weights ``state``, dice and sampling from ``seed``."""
+    net = AfterstatePolicyNet(cfg.players, list(cfg.net_arch), cfg.beta)
+    net.load_state_dict(state)
+    net.eval()
+    return play_rollout(net, cfg.games, cfg.players, cfg.opp_greedy, cfg.margin_coef, np.random.default_rng(seed))
+
+
+def _worker_job(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: int) -> Rollout:
+    torch.set_num_threads(1)
+    return play_with(cfg, state, seed)
+
+
+class RolloutSource:
+    """Plays rollouts in this process, or in one worker process in the background."""
+
+    def __init__(self, cfg: PPOAfterstateConfig) -> None:
+        self.cfg = cfg
+        self.pool: Any = None
+        self.future: Any = None
+        if cfg.rollout_worker:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"))
+
+    def start(self, state: dict[str, torch.Tensor], seed: int) -> None:
+        """Begin the rollout of ``(state, seed)`` (in the worker; here it is played at :meth:`result`)."""
+        if self.pool is not None:
+            self.future = self.pool.submit(_worker_job, self.cfg, state, seed)
+        else:
+            self.future = (state, seed)
+
+    def result(self) -> Rollout:
+        if self.pool is not None:
+            return self.future.result()
+        return play_with(self.cfg, *self.future)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
 class PPOAfterstateTrainer:
     """A run in ``cfg.run_dir``: build or resume, iterate, evaluate, checkpoint, export."""
 
@@ -212,6 +259,13 @@ class PPOAfterstateTrainer:
         self.wall = 0.0
         self.best = -float("inf")
         self.next_eval = cfg.eval_every
+        self.pending: tuple[dict[str, torch.Tensor], int] | None = None  # the rollout under way: weights, seed
+        self.source: RolloutSource | None = None
+
+    def _snapshot(self) -> tuple[dict[str, torch.Tensor], int]:
+        """The current weights and a fresh rollout seed."""
+        state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        return state, int(self.rng.integers(1 << 62))
 
     # ---------------------------------------------------------------- files
     def save(self) -> None:
@@ -226,6 +280,7 @@ class PPOAfterstateTrainer:
                 "wall": self.wall,
                 "best": self.best,
                 "next_eval": self.next_eval,
+                "pending": self.pending,
                 "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(),
                 "config": dataclasses.asdict(self.cfg),
@@ -243,6 +298,7 @@ class PPOAfterstateTrainer:
             group["lr"] = self.cfg.learning_rate
         self.steps, self.iteration, self.wall = data["steps"], data["iteration"], data["wall"]
         self.best, self.next_eval = data["best"], data["next_eval"]
+        self.pending = data["pending"]
         self.rng.bit_generator.state = data["rng"]
         torch.set_rng_state(data["torch_rng"])
 
@@ -312,11 +368,19 @@ class PPOAfterstateTrainer:
 
     # ------------------------------------------------------------------ loop
     def iterate(self, log: Any = print) -> dict[str, Any]:
-        """One iteration: play, update, log; evaluate when due; checkpoint."""
+        """One iteration: take the rollout under way, start the next, update, log; evaluate when due; checkpoint."""
         cfg = self.cfg
+        if self.source is None:
+            self.source = RolloutSource(cfg)
         t0 = time.perf_counter()
-        self.net.eval()
-        roll = play_rollout(self.net, cfg.games, cfg.players, cfg.opp_greedy, cfg.margin_coef, self.rng)
+        if self.pending is None:
+            self.pending = self._snapshot()
+            self.source.start(*self.pending)
+        roll = self.source.result()
+        self.pending = None
+        if cfg.rollout_worker and self.steps + roll.decisions < cfg.total_steps:
+            self.pending = self._snapshot()  # the next games, played while this update runs
+            self.source.start(*self.pending)
         t1 = time.perf_counter()
         self.net.train()
         upd = self.update(roll)
@@ -328,7 +392,7 @@ class PPOAfterstateTrainer:
             "iteration": self.iteration,
             "steps": self.steps,
             "wall_s": round(self.wall, 1),
-            "rollout_s": round(t1 - t0, 2),
+            "rollout_wait_s": round(t1 - t0, 2),
             "update_s": round(t2 - t1, 2),
             "steps_per_s": round(roll.decisions / (t2 - t0), 1),
             "update_steps_per_s": round(roll.decisions * cfg.epochs / (t2 - t1), 1),
@@ -340,7 +404,7 @@ class PPOAfterstateTrainer:
             f.write(json.dumps(rec) + "\n")
         log(
             f"[ppo-as] it {self.iteration} steps {self.steps}: {rec['steps_per_s']:.0f} steps/s "
-            f"(rollout {rec['rollout_s']}s, update {rec['update_s']}s), train win vs greedy "
+            f"(waited {rec['rollout_wait_s']}s for games, update {rec['update_s']}s), train win vs greedy "
             f"{roll.stats['train_win_vs_greedy']:.3f}, beta {rec['beta']}, vf {upd['vf']:.4f}, "
             f"ent {upd['entropy']:.3f}, clip {upd['clipfrac']:.3f}"
         )
@@ -379,8 +443,15 @@ class PPOAfterstateTrainer:
             raise FileExistsError(f"{self.run_dir} already holds a run; pass --resume or choose another --run-dir")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
-        while self.steps < self.cfg.total_steps:
-            self.iterate(log)
+        self.source = RolloutSource(self.cfg)
+        try:
+            if self.pending is not None:  # resumed with a rollout under way: play it again, same weights and seed
+                self.source.start(*self.pending)
+            while self.steps < self.cfg.total_steps:
+                self.iterate(log)
+        finally:
+            self.source.close()
+            self.source = None
         return self.run_dir
 
 
@@ -396,6 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
         flag = "--" + f.name.replace("_", "-")
         if isinstance(default, list):
             parser.add_argument(flag, dest=f.name, type=int, nargs="+", default=None, help=f"(default {default})")
+        elif isinstance(default, bool):
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
+                                help=f"(default {default})")
         else:
             parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=f"(default {default})")
     return parser
