@@ -90,16 +90,29 @@ def turn_values(
     return v.index_put((cand_turn, cand_slot), vals)
 
 
+def _max_over(x: torch.Tensor, table: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
+    """``max_j x[:, table[i, j]]`` for every row ``i`` of ``table``: ``(T, len(table))``.
+
+    The maximising entry is found without gradient, then gathered alone, so the
+    backward pass touches ``len(table)`` entries per row instead of all of ``table``.
+    """
+    t, (rows, width) = len(x), table.shape
+    with torch.no_grad():
+        arg = x.index_select(1, flat).view(t, rows, width).argmax(2)
+    cols = flat[(torch.arange(rows) * width)[None, :] + arg]
+    return x.gather(1, cols)
+
+
 def keep_values(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``V0`` (T, 462), keep values with one roll left (T, 924) and with two (T, 924)."""
     t = len(v)
     circ = torch.cat([v[:, :NUM_SETS], torch.full((t, 1), NEG, dtype=v.dtype)], 1)
-    v0 = circ.index_select(1, _FEAS_FLAT).view(t, *_FEAS.shape).amax(2)
+    v0 = _max_over(circ, _FEAS, _FEAS_FLAT)
     cross = v[:, NUM_SETS:].amax(1, keepdim=True)
     v0 = torch.where(v0 <= NEG / 2, cross, v0)
     ev1 = v0 @ _TRANS
     padded = torch.cat([ev1, torch.full((t, 1), NEG, dtype=v.dtype)], 1)
-    ev2 = padded.index_select(1, _SUB_FLAT).view(t, *_SUB.shape).amax(2) @ _TRANS
+    ev2 = _max_over(padded, _SUB, _SUB_FLAT) @ _TRANS
     return v0, ev1, ev2
 
 
