@@ -113,6 +113,23 @@ def test_gae_on_a_hand_built_trajectory():
     assert adv.tolist() == pytest.approx([0.5, 0.8, 0.9])  # Monte Carlo: reward minus value
 
 
+def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused():
+    parser = pa.build_parser()
+    cfg, preset = pa.config_from_args(parser.parse_args(["--config", "ppo_afterstate_2p", "--seed", "3"]))
+    assert preset == "ppo_afterstate_2p" and cfg.seed == 3 and cfg.players == 2 and cfg.rollout_worker
+    with pytest.raises(ValueError, match="algo 'td'"):
+        pa.config_from_args(parser.parse_args(["--config", "td_2p"]))
+
+
+def test_a_value_network_is_not_taken_for_a_policy(tmp_path):
+    from shelfie_env.bots.learned.afterstate_policy import load_afterstate_policy
+    from shelfie_env.bots.learned.card import CheckpointMismatchError
+    from shelfie_env.bots.learned.value import shipped_td_model
+
+    with pytest.raises(CheckpointMismatchError, match="not an after-state policy"):
+        load_afterstate_policy(shipped_td_model(2))
+
+
 def test_config_refuses_bad_values():
     with pytest.raises(ValueError, match="players"):
         pa.PPOAfterstateConfig(players=1)

@@ -13,7 +13,8 @@ after-states are valued once for all its decisions).
 
 Run it::
 
-    python -m shelfie_env.train.ppo_afterstate --run-dir runs/ppo_as
+    python -m shelfie_env.train.ppo_afterstate --config ppo_afterstate_2p
+    python -m shelfie_env.train.ppo_afterstate --run-dir runs/ppo_as --total-steps 500000
     python -m shelfie_env.train.ppo_afterstate --run-dir runs/ppo_as --resume --total-steps 4000000
 
 ``run_dir`` holds ``config.json``, ``latest.pt`` (network, optimiser, step count,
@@ -247,8 +248,9 @@ class RolloutSource:
 class PPOAfterstateTrainer:
     """A run in ``cfg.run_dir``: build or resume, iterate, evaluate, checkpoint, export."""
 
-    def __init__(self, cfg: PPOAfterstateConfig) -> None:
+    def __init__(self, cfg: PPOAfterstateConfig, preset: str | None = None) -> None:
         self.cfg = cfg
+        self.preset = preset
         self.run_dir = Path(cfg.run_dir)
         torch.manual_seed(cfg.seed)
         self.net = AfterstatePolicyNet(cfg.players, list(cfg.net_arch), cfg.beta)
@@ -281,6 +283,7 @@ class PPOAfterstateTrainer:
                 "best": self.best,
                 "next_eval": self.next_eval,
                 "pending": self.pending,
+                "preset": self.preset,
                 "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(),
                 "config": dataclasses.asdict(self.cfg),
@@ -299,6 +302,7 @@ class PPOAfterstateTrainer:
         self.steps, self.iteration, self.wall = data["steps"], data["iteration"], data["wall"]
         self.best, self.next_eval = data["best"], data["next_eval"]
         self.pending = data["pending"]
+        self.preset = self.preset or data["preset"]
         self.rng.bit_generator.state = data["rng"]
         torch.set_rng_state(data["torch_rng"])
 
@@ -320,7 +324,9 @@ class PPOAfterstateTrainer:
                 "teacher": "none",
                 "bot": "ppo",
                 "policy_head": "afterstate",
-                "train_command": f"python -m shelfie_env.train.ppo_afterstate --run-dir {self.cfg.run_dir}",
+                "preset": self.preset,
+                "train_command": "python -m shelfie_env.train.ppo_afterstate "
+                + (f"--config {self.preset}" if self.preset else f"--run-dir {self.cfg.run_dir}"),
             },
         )
         write_card(path, card)
@@ -461,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="PPO with an after-state policy from random weights (no teacher).",
     )
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir exactly")
+    parser.add_argument("--config", help="a preset (ppo_afterstate_2p) or a TOML/JSON file of config fields")
     defaults = PPOAfterstateConfig()
     for f in dataclasses.fields(PPOAfterstateConfig):
         default = getattr(defaults, f.name)
@@ -475,27 +482,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace) -> PPOAfterstateConfig:
-    """The run's config: ``config.json`` of the run when resuming, overridden by the flags given."""
+def config_from_args(args: argparse.Namespace) -> tuple[PPOAfterstateConfig, str | None]:
+    """The run's config and preset name: ``config.json`` of the run when resuming, then ``--config``
+    (a preset or a file), then the flags given."""
+    from shelfie_env.train.config import preset_names, read_config
+
     data: dict[str, Any] = {}
     if args.resume:
         path = Path(args.run_dir or PPOAfterstateConfig.run_dir) / "config.json"
         if not path.is_file():
             raise FileNotFoundError(f"--resume: no {path}")
         data.update(json.loads(path.read_text()))
+    preset = args.config if args.config in preset_names() else None
+    if args.config:
+        extra = read_config(args.config)
+        algo = extra.pop("algo", "ppo_afterstate")
+        if algo != "ppo_afterstate":
+            raise ValueError(f"--config {args.config}: a recipe for algo {algo!r}, not ppo_afterstate")
+        data.update(extra)
     names = {f.name for f in dataclasses.fields(PPOAfterstateConfig)}
     data.update({k: getattr(args, k) for k in names if getattr(args, k) is not None})
     unknown = sorted(set(data) - names)
     if unknown:
         raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
-    return PPOAfterstateConfig(**data)
+    return PPOAfterstateConfig(**data), preset
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        cfg = config_from_args(args)
-        run_dir = PPOAfterstateTrainer(cfg).run(resume=args.resume, log=lambda s: print(s, flush=True))
+        cfg, preset = config_from_args(args)
+        run_dir = PPOAfterstateTrainer(cfg, preset).run(resume=args.resume, log=lambda s: print(s, flush=True))
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
         print(f"ppo_afterstate: {exc}", file=sys.stderr)
         return 2
