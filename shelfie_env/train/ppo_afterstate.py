@@ -144,6 +144,7 @@ class TurnBatches:
         self.dec_off = np.searchsorted(roll.turn[self.order], np.arange(n_turns + 1))
         self.pair_off = np.searchsorted(roll.pair_dec, np.arange(roll.decisions + 1))
         self.n_turns = n_turns
+        self.prox = roll.logp  # log-probabilities the clipping is centred on (see ``update``)
 
     def batch(self, turns: np.ndarray) -> dict[str, torch.Tensor]:
         r = self.roll
@@ -173,6 +174,8 @@ class TurnBatches:
             "legal": t(r.legal[dec]),
             "action": t(r.action[dec]),
             "logp": t(r.logp[dec]),
+            "prox": t(self.prox[dec]),
+            "dec": t(dec),
             "adv": t(self.adv[dec]),
             "ret": t(self.ret[dec]),
         }
@@ -261,13 +264,14 @@ class PPOAfterstateTrainer:
         self.wall = 0.0
         self.best = -float("inf")
         self.next_eval = cfg.eval_every
-        self.pending: tuple[dict[str, torch.Tensor], int] | None = None  # the rollout under way: weights, seed
+        # The rollout under way: weights, seed, and whether an update runs before it is used.
+        self.pending: tuple[dict[str, torch.Tensor], int, bool] | None = None
         self.source: RolloutSource | None = None
 
-    def _snapshot(self) -> tuple[dict[str, torch.Tensor], int]:
-        """The current weights and a fresh rollout seed."""
+    def _snapshot(self, stale: bool) -> tuple[dict[str, torch.Tensor], int, bool]:
+        """The current weights, a fresh rollout seed and ``stale`` (an update runs before the games are used)."""
         state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
-        return state, int(self.rng.integers(1 << 62))
+        return state, int(self.rng.integers(1 << 62)), stale
 
     # ---------------------------------------------------------------- files
     def save(self) -> None:
@@ -333,29 +337,53 @@ class PPOAfterstateTrainer:
         return path
 
     # --------------------------------------------------------------- update
-    def update(self, roll: Rollout) -> dict[str, float]:
-        """``epochs`` passes of clipped PPO over minibatches of whole turns."""
+    def _forward(self, b: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Action values and log-probabilities of every legal action of a minibatch's decisions."""
+        out = self.net(b["feats"])
+        v = turn_values(out, b["over"], b["exact"], b["cand_turn"], b["cand_slot"], b["n_turns"])
+        q = action_values(v, keep_values(v), b["turn"], b["reroll"], b["keep_idx"], b["final_idx"],
+                          b["two_rolls"], b["pair_dec"], b["pair_act"], b["pair_slot"])
+        return q, torch.log_softmax(policy_logits(q, b["legal"], self.net.beta), 1)
+
+    def proximal_logp(self, batches: TurnBatches) -> np.ndarray:
+        """Log-probabilities of the actions taken under the weights as they are now (no gradient)."""
+        out = np.zeros(batches.roll.decisions, dtype=np.float32)
+        turns = np.arange(batches.n_turns)
+        with torch.no_grad():
+            for i in range(0, len(turns), 4 * self.cfg.turns_per_batch):
+                b = batches.batch(turns[i : i + 4 * self.cfg.turns_per_batch])
+                _, logp_all = self._forward(b)
+                out[b["dec"].numpy()] = logp_all.gather(1, b["action"][:, None])[:, 0].numpy()
+        return out
+
+    def update(self, roll: Rollout, stale: bool = False) -> dict[str, float]:
+        """``epochs`` passes of clipped PPO over minibatches of whole turns.
+
+        ``stale``: the games were played by older weights (the rollout worker). The ratio is
+        then clipped around the policy at the start of this update and weighted by its
+        importance ratio to the policy that played, ``min(pi_prox / pi_behaviour, 2)``
+        (decoupled PPO objective; Hilton et al. 2021).
+        """
         cfg = self.cfg
         adv, ret = gae(roll, cfg.gamma, cfg.gae_lambda)
         batches = TurnBatches(roll, adv, ret)
-        stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "entropy", "clipfrac", "kl")}
+        prox = self.proximal_logp(batches) if stale else roll.logp
+        batches.prox = prox
+        stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "entropy", "clipfrac", "kl", "offpolicy")}
         for _ in range(cfg.epochs):
             perm = self.rng.permutation(batches.n_turns)
             for i in range(0, len(perm), cfg.turns_per_batch):
                 b = batches.batch(np.sort(perm[i : i + cfg.turns_per_batch]))
-                out = self.net(b["feats"])
-                v = turn_values(out, b["over"], b["exact"], b["cand_turn"], b["cand_slot"], b["n_turns"])
-                q = action_values(v, keep_values(v), b["turn"], b["reroll"], b["keep_idx"], b["final_idx"], b["two_rolls"],
-                                  b["pair_dec"], b["pair_act"], b["pair_slot"])
-                logits = policy_logits(q, b["legal"], self.net.beta)
-                logp_all = torch.log_softmax(logits, 1)
+                q, logp_all = self._forward(b)
                 probs = logp_all.exp()
                 logp = logp_all.gather(1, b["action"][:, None])[:, 0]
                 values = state_values(q, b["legal"], probs)
                 a = b["adv"]
                 a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
-                ratio = (logp - b["logp"]).exp()
-                pg = -torch.min(ratio * a, ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range) * a).mean()
+                weight = (b["prox"] - b["logp"]).exp().clamp(max=2.0)
+                ratio = (logp - b["prox"]).exp()
+                clipped = ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)
+                pg = -(weight * torch.min(ratio * a, clipped * a)).mean()
                 vf = ((values - b["ret"]) ** 2).mean()
                 ent = -(probs * torch.where(b["legal"], logp_all, torch.zeros_like(logp_all))).sum(1).mean()
                 loss = pg + cfg.vf_coef * vf - cfg.ent_coef * ent
@@ -369,7 +397,8 @@ class PPOAfterstateTrainer:
                     stats["vf"].append(float(vf))
                     stats["entropy"].append(float(ent))
                     stats["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip_range).float().mean()))
-                    stats["kl"].append(float((b["logp"] - logp).mean()))
+                    stats["kl"].append(float((b["prox"] - logp).mean()))
+                    stats["offpolicy"].append(float((b["logp"] - b["prox"]).abs().mean()))
         return {k: float(np.mean(v)) for k, v in stats.items()}
 
     # ------------------------------------------------------------------ loop
@@ -380,16 +409,17 @@ class PPOAfterstateTrainer:
             self.source = RolloutSource(cfg)
         t0 = time.perf_counter()
         if self.pending is None:
-            self.pending = self._snapshot()
-            self.source.start(*self.pending)
+            self.pending = self._snapshot(stale=False)
+            self.source.start(*self.pending[:2])
         roll = self.source.result()
+        stale = self.pending is not None and self.pending[2]
         self.pending = None
         if cfg.rollout_worker and self.steps + roll.decisions < cfg.total_steps:
-            self.pending = self._snapshot()  # the next games, played while this update runs
-            self.source.start(*self.pending)
+            self.pending = self._snapshot(stale=True)  # the next games, played while this update runs
+            self.source.start(*self.pending[:2])
         t1 = time.perf_counter()
         self.net.train()
-        upd = self.update(roll)
+        upd = self.update(roll, stale=stale)
         t2 = time.perf_counter()
         self.iteration += 1
         self.steps += roll.decisions
@@ -452,7 +482,7 @@ class PPOAfterstateTrainer:
         self.source = RolloutSource(self.cfg)
         try:
             if self.pending is not None:  # resumed with a rollout under way: play it again, same weights and seed
-                self.source.start(*self.pending)
+                self.source.start(*self.pending[:2])
             while self.steps < self.cfg.total_steps:
                 self.iterate(log)
         finally:
