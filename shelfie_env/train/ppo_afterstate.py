@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -218,6 +219,19 @@ def _worker_job(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: 
     return play_with(cfg, state, seed)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when the trainer that started it is gone (killed)."""
+    import os
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(2.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 class RolloutSource:
     """Plays rollouts in this process, or in one worker process in the background."""
 
@@ -229,7 +243,9 @@ class RolloutSource:
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"))
+            self.pool = ProcessPoolExecutor(
+                1, mp_context=mp.get_context("spawn"), initializer=_exit_with_parent, initargs=(os.getpid(),)
+            )
 
     def start(self, state: dict[str, torch.Tensor], seed: int) -> None:
         """Begin the rollout of ``(state, seed)`` (in the worker; here it is played at :meth:`result`)."""
