@@ -185,3 +185,20 @@ def test_an_interrupted_run_resumes_exactly(tmp_path, worker):
     assert a.files == b.files
     for k in a.files:
         np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_the_shipped_model_plays_and_its_card_names_the_recipe_that_made_it():
+    from shelfie_env.bots.learned.card import load_card, models_dir
+    from shelfie_env.train.config import read_config
+
+    path = models_dir() / "ppo_afterstate_2p.npz"
+    card = load_card(path, num_players=2)
+    assert card["teacher"] == "none" and card["policy_head"] == "afterstate" and card["bot"] == "ppo"
+    assert card["preset"] == "ppo_afterstate_2p"
+    assert card["train_command"] == "python -m shelfie_env.train.ppo_afterstate --config ppo_afterstate_2p"
+    recipe = read_config("ppo_afterstate_2p")
+    recipe.pop("algo")
+    assert pa.PPOAfterstateConfig(**recipe) == pa.PPOAfterstateConfig(**card["config"])
+    bot = bots.make("ppo", path=str(path))
+    assert bot.beta > 0
+    assert_plays_legally(bot, 5)
