@@ -138,9 +138,16 @@ def make_ppo(
     num_players: int | None = None,
 ) -> PPOBot | ShippedPPOBot:
     """``bots.make("ppo", ...)``: a model file, the shipped model for ``num_players``, or (neither
-    given) the shipped model of each table's size."""
+    given) the shipped model of each table's size. An ``.npz`` of an after-state policy
+    (``python -m shelfie_env.train.ppo_afterstate``) plays as an
+    :class:`~shelfie_env.bots.learned.afterstate_policy.AfterstatePolicyBot`."""
     if path is None and num_players is None:
         return ShippedPPOBot(deterministic, seed)
+    if path is not None and Path(path).suffix == ".npz" and Path(path).is_file():
+        from shelfie_env.bots.learned.afterstate_policy import is_afterstate_policy, load_afterstate_policy
+
+        if is_afterstate_policy(read_weights(path)):  # an after-state policy (train.ppo_afterstate)
+            return load_afterstate_policy(path, num_players, deterministic, seed)  # type: ignore[return-value]
     return PPOBot.load(path, deterministic=deterministic, seed=seed, num_players=num_players)
 
 
