@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots.learned.afterstate_policy import AfterstatePolicyBot, policy_from_weights
 from shelfie_env.bots.learned.card import make_card, write_card
 from shelfie_env.train.afterstate_rollout import Rollout, gae, play_rollout
@@ -51,8 +52,8 @@ from shelfie_env.train.afterstate_torch import (
     turn_values,
 )
 
-EVAL_SEED = 10_000_000
-"""Dice seed of evaluation game 0: the selection deals."""
+EVAL_SEED = deal_start("selection")
+"""Dice seed of evaluation game 0: the selection deals (models are chosen on them, never on ``test``)."""
 
 
 @dataclass
