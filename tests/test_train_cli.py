@@ -40,9 +40,12 @@ def _help_of(command: str) -> str:
 
 # ------------------------------------------------------------------ presets
 def test_each_command_lists_its_own_presets_and_names_the_other_commands():
+    from shelfie_env.train.config import OTHER_TRAINERS, read_config
+
     ppo, td = preset_names("train"), preset_names("train-td")
     assert ppo and td and not set(ppo) & set(td)
-    assert sorted(ppo + td) == preset_names()
+    others = [n for n in preset_names() if read_config(n).get("algo") in OTHER_TRAINERS]
+    assert sorted(ppo + td + others) == preset_names()
     for command, own, other, other_command in (("train", ppo, td, "train-td"), ("train-td", td, ppo, "train")):
         text = _help_of(command)
         assert f"a preset ({', '.join(own)})" in text
@@ -261,3 +264,10 @@ def test_train_td_help_describes_every_field():
     docs = field_docs(TDConfig)
     for f in dataclasses.fields(TDConfig):
         assert docs[f.name] and helps[f.name].startswith(docs[f.name]), f.name
+
+
+def test_a_config_of_the_after_state_trainer_names_its_command() -> None:
+    from shelfie_env.train.config import check_command, read_config
+
+    with pytest.raises(ValueError, match="run: python -m shelfie_env.train.ppo_afterstate --config ppo_afterstate_2p"):
+        check_command("ppo_afterstate_2p", read_config("ppo_afterstate_2p"), "train")

@@ -279,11 +279,18 @@ def fits_command(data: dict[str, Any], command: str) -> bool:
     return set(data) <= _config_fields(command)
 
 
+OTHER_TRAINERS = {"ppo_afterstate": "python -m shelfie_env.train.ppo_afterstate"}
+"""``algo`` of a config -> the command of the trainer that reads it (trainers without a ``shelfie`` command)."""
+
+
 def check_command(source: str | Path, data: dict[str, Any], command: str) -> None:
     """``ValueError`` naming the command to run when config ``data`` (from ``--config source``) is
-    for the other training command."""
+    for another training command."""
     if fits_command(data, command):
         return
+    trainer = OTHER_TRAINERS.get(str(data.get("algo")))
+    if trainer is not None:
+        raise ValueError(f"--config {source} is a config of another trainer; run: {trainer} --config {source}")
     for other in COMMANDS:
         if other != command and fits_command(data, other):
             raise ValueError(
