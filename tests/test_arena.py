@@ -194,3 +194,21 @@ def test_record_card_stores_results_and_command(tmp_path):
     arena.record_in_card(model, other, "shelfie arena random greedy --games 2 --seed 5")
     card = json.loads((tmp_path / "m.json").read_text())
     assert set(card["evaluation"]) == {"arena_2p_random_vs_greedy_2g", "arena_2p_random_vs_greedy_2g_seed5"}
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["greedy", "random", "--seed", "-1"], "argument --seed: must be >= 0, got -1"),
+        (["greedy", "random", "--games", "x"], "argument --games: expects an integer, got 'x'"),
+        (["greedy", "random", "--players", "5"], "argument --players: must be 1..4, got 5"),
+        (["greedy", "random", "--deals", "later"], "argument --deals: deals must be"),
+        (["greedy", "random", "--dice", "loaded"], "argument --dice: invalid choice"),
+    ],
+)
+def test_arena_argument_errors_name_their_option(argv, message, capsys) -> None:
+    from shelfie_env.arena.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and message in capsys.readouterr().err

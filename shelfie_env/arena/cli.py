@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from shelfie_env.arena.deals import deal_start
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import plot_run, record_in_card, to_markdown
 from shelfie_env.arena.values import DEFAULT_LUCK
@@ -38,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--deals",
+        type=deals_arg,
         default=None,
         metavar="SET",
         help="deal set: test (default; every reported number), selection (for choosing models), "
@@ -163,19 +165,28 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def int_in(option: str, low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse ``type`` reading an integer in ``low..high`` whose errors name ``option``."""
+    """An argparse ``type`` reading an integer in ``low..high`` (argparse names ``option`` in its errors)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} expects an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expects an integer, got {text!r}") from None
         if value < low or (high is not None and value > high):
             bound = f"{low}..{high}" if high is not None else f">= {low}"
-            raise argparse.ArgumentTypeError(f"{option} must be {bound}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
         return value
 
     return parse
+
+
+def deals_arg(text: str) -> str:
+    """An argparse ``type`` for ``--deals``: a deal set's name or a first seed, checked now."""
+    try:
+        deal_start(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def positive_int(option: str) -> Callable[[str], int]:
