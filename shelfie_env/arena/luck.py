@@ -186,10 +186,15 @@ class LuckTracker:
 
     def own_luck(self) -> list[float]:
         """Each seat's total luck (its own rolls)."""
-        out = [0.0] * self.num_players
-        for e in self.events:
-            out[e.seat] += e.luck
-        return out
+        return own_luck(self.events, self.num_players)
+
+
+def own_luck(events: Sequence[ChanceEvent], num_players: int) -> list[float]:
+    """Each seat's total luck: the sum over the rolls it made."""
+    out = [0.0] * num_players
+    for e in events:
+        out[e.seat] += e.luck
+    return out
 
 
 def corrected_results(
@@ -202,11 +207,9 @@ def corrected_results(
     """
     n = len(raw)
     out = [float(r) for r in raw]
-    total = sum(e.luck for e in events) + first_seat_edge
-    own = [0.0] * n
-    own[0] = first_seat_edge
-    for e in events:
-        own[e.seat] += e.luck
+    own = own_luck(events, n)
+    own[0] += first_seat_edge
+    total = sum(own)
     for s in range(n):
         rivals = total - own[s]
         out[s] += -own[s] + (rivals / (n - 1) if n > 1 else 0.0)

@@ -46,6 +46,7 @@ from shelfie_env.arena.luck import (
     ValueFunction,
     corrected_results,
     first_seat_edge,
+    own_luck,
 )
 from shelfie_env.arena.ratings import rate
 from shelfie_env.arena.results import result_stats
@@ -195,10 +196,7 @@ def _play_chunk(task: Task) -> list[dict[str, Any]]:
         if n > 1:
             rec["raw"] = final_rewards(scores, "rank")
         if luck is not None:
-            own = [0.0] * n
-            for e in events:
-                own[e.seat] += e.luck
-            rec["luck"] = own
+            rec["luck"] = own_luck(events, n)
             rec["corrected"] = corrected_results(rec["raw"], events, first_seat_edge(events))
         out.append(rec)
     return out
