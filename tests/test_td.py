@@ -90,7 +90,9 @@ def test_value_bot_follows_its_values():
 
 
 def test_td_smoke_run_writes_a_playable_card_and_resumes_exactly(tmp_path):
-    cfg = td.TDConfig(iterations=2, games=4, eval_every=2, eval_games=4, net_arch=[16], run_dir=str(tmp_path / "r"))
+    cfg = td.TDConfig(
+        iterations=2, games=4, eval_every=2, eval_games=4, net_arch=[16], run_dir=str(tmp_path / "r")
+    )
     td.TDTrainer(cfg).run(log=lambda s: None)
     bot = bots.make("td", path=str(tmp_path / "r" / "best.npz"))
     assert bot.card["teacher"] == "none" and bot.card["algo"] == "TD(lambda)" and bot.num_players == 2
@@ -112,7 +114,9 @@ def test_td_smoke_run_writes_a_playable_card_and_resumes_exactly(tmp_path):
 
 
 def test_games_split_over_workers_give_the_same_kind_of_data(tmp_path):
-    cfg = td.TDConfig(iterations=1, games=4, workers=2, eval_every=0, net_arch=[16], run_dir=str(tmp_path / "w"))
+    cfg = td.TDConfig(
+        iterations=1, games=4, workers=2, eval_every=0, net_arch=[16], run_dir=str(tmp_path / "w")
+    )
     td.TDTrainer(cfg).run(log=lambda s: None)
     assert (tmp_path / "w" / "latest.npz").is_file()
     with pytest.raises(ValueError, match="workers"):
@@ -130,7 +134,9 @@ def test_the_td_recipe_reads_no_teacher_and_no_hand_written_value(tmp_path, monk
     monkeypatch.setattr(evaluation.Context, "__init__", refuse)
     data = {k: v for k, v in read_config("td_2p").items() if k != "algo"}
     assert "init_from" not in data
-    cfg = td.TDConfig(**{**data, "iterations": 1, "games": 6, "eval_every": 0, "run_dir": str(tmp_path / "t")})
+    cfg = td.TDConfig(
+        **{**data, "iterations": 1, "games": 6, "eval_every": 0, "run_dir": str(tmp_path / "t")}
+    )
     td.TDTrainer(cfg).run(log=lambda s: None)
     bot = bots.make("td", path=str(tmp_path / "t" / "latest.npz"))
     assert bot.card["teacher"] == "none" and bot.card["value_net"] == "afterstate"
@@ -140,7 +146,9 @@ def test_the_td_recipe_reads_no_teacher_and_no_hand_written_value(tmp_path, monk
 def test_lockstep_games_give_the_same_data_as_one_at_a_time():
     rng = np.random.default_rng(3)
     dims = [feature_size(2), 8, 1]
-    net = AfterstateNet([(rng.normal(size=(a, b)) * 0.3, np.zeros(b)) for a, b in zip(dims, dims[1:])], 2, 0.1)
+    net = AfterstateNet(
+        [(rng.normal(size=(a, b)) * 0.3, np.zeros(b)) for a, b in zip(dims, dims[1:])], 2, 0.1
+    )
     cfg = td.TDConfig(games=6, opp_greedy=0.5)
     one = td.play_games(net, td.TDConfig(**{**cfg.__dict__, "lockstep": 1}), np.random.default_rng(9))
     many = td.play_games(net, cfg, np.random.default_rng(9))
@@ -155,8 +163,15 @@ def test_lockstep_games_give_the_same_data_as_one_at_a_time():
 
 
 def test_the_late_step_size_takes_over_at_its_iteration(tmp_path):
-    cfg = td.TDConfig(iterations=2, games=2, eval_every=0, net_arch=[8], lr_late=1e-4, lr_late_from=1,
-                      run_dir=str(tmp_path / "lr"))
+    cfg = td.TDConfig(
+        iterations=2,
+        games=2,
+        eval_every=0,
+        net_arch=[8],
+        lr_late=1e-4,
+        lr_late_from=1,
+        run_dir=str(tmp_path / "lr"),
+    )
     trainer = td.TDTrainer(cfg)
     assert trainer.learning_rate() == cfg.learning_rate
     trainer.run(log=lambda s: None)
@@ -176,13 +191,23 @@ def test_the_training_guide_documents_every_td_field_with_its_default():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_td_trains_and_plays_bigger_tables(tmp_path, players):
-    cfg = td.TDConfig(players=players, iterations=1, games=2, eval_every=1, eval_games=3, eval_opponents=["greedy"],
-                      net_arch=[8], run_dir=str(tmp_path / "n"))
+    cfg = td.TDConfig(
+        players=players,
+        iterations=1,
+        games=2,
+        eval_every=1,
+        eval_games=3,
+        eval_opponents=["greedy"],
+        net_arch=[8],
+        run_dir=str(tmp_path / "n"),
+    )
     td.TDTrainer(cfg).run(log=lambda s: None)
     import json
 
     rec = json.loads((tmp_path / "n" / "eval.jsonl").read_text().splitlines()[-1])
-    assert rec["greedy"]["games"] == 3 and 0.0 <= rec["greedy"]["win_rate"] <= 1.0  # first places against a field
+    assert (
+        rec["greedy"]["games"] == 3 and 0.0 <= rec["greedy"]["win_rate"] <= 1.0
+    )  # first places against a field
     bot = bots.make("td", path=str(tmp_path / "n" / "latest.npz"))
     assert bot.num_players == players
     game = Game.new(players, rng=1)
@@ -190,3 +215,46 @@ def test_td_trains_and_plays_bigger_tables(tmp_path, players):
         action = bot.act_game(game)
         assert game.legal_mask()[action]
         game.step(action)
+
+
+def test_search_returns_put_each_positions_own_value_in_the_chain():
+    out = td.search_returns(np.array([0.2, -0.4]), reward=1.0, lam=0.5)
+    last = 0.5 * -0.4 + 0.5 * 1.0
+    assert np.allclose(out, [0.5 * 0.2 + 0.5 * last, last])
+    assert np.allclose(td.search_returns(np.array([0.3, 0.1]), 1.0, 1.0), [1.0, 1.0])
+    assert np.allclose(td.search_returns(np.array([0.3, 0.1]), 1.0, 0.0), [0.3, 0.1])
+
+
+def test_a_run_can_start_from_the_shipped_network(tmp_path):
+    from shelfie_env.bots.learned.value import load_value_bot, shipped_td_model
+
+    trainer = td.TDTrainer(td.TDConfig(init="shipped", run_dir=str(tmp_path / "r")))
+    shipped = load_value_bot(shipped_td_model(2), 2).net
+    for (w, b), (w2, b2) in zip(trainer.numpy_net().layers, shipped.layers):
+        assert np.allclose(w, w2) and np.allclose(b, b2)
+    with pytest.raises(ValueError, match="net_arch"):
+        td.TDTrainer(td.TDConfig(init="shipped", net_arch=[64], run_dir=str(tmp_path / "s")))
+    with pytest.raises(FileNotFoundError, match="init"):
+        td.TDTrainer(td.TDConfig(init=str(tmp_path / "none.npz"), run_dir=str(tmp_path / "t")))
+
+
+def test_reply_targets_and_the_depth_two_player_train(tmp_path):
+    cfg = td.TDConfig(
+        target="reply",
+        play_depth=2,
+        search_width=2,
+        iterations=1,
+        games=4,
+        eval_every=0,
+        net_arch=[16],
+        lockstep=2,
+        run_dir=str(tmp_path / "r"),
+    )
+    xs, rets, stats = td.play_games(td.TDTrainer(cfg).numpy_net(), cfg, np.random.default_rng(0))
+    assert len(xs) == len(rets) == stats["positions"] > 0
+    assert np.all(np.abs(rets) <= 1.0 + cfg.margin_coef * 4)
+    for bad in ({"target": "mc"}, {"play_depth": 3}, {"search_width": 0}, {"players": 3, "target": "reply"}):
+        with pytest.raises(
+            ValueError, match=next(iter(bad)) if "players" not in bad else "players must be 2"
+        ):
+            td.TDConfig(**bad)

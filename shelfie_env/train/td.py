@@ -44,7 +44,8 @@ from shelfie_env.bots import make
 from shelfie_env.bots.learned.afterstate import AfterstateNet, feature_size
 from shelfie_env.bots.learned.card import make_card, write_card
 from shelfie_env.bots.learned.expect_head import NUM_SETS
-from shelfie_env.bots.learned.value import SET_INDEX, LearnedContext, ValueBot
+from shelfie_env.bots.learned.reply import ReplySearch
+from shelfie_env.bots.learned.value import SET_INDEX, LearnedContext, SearchedContext, ValueBot
 from shelfie_env.bots.planner.search import action_values, best_action
 from shelfie_env.game.engine import REROLL, Game
 
@@ -95,6 +96,18 @@ class TDConfig:
     (30,000,000 + i: for reported numbers only) or a first seed."""
     eval_opponents: list[str] = field(default_factory=lambda: ["greedy", "planner"])
     """Bots the learner is evaluated against."""
+    target: str = "lambda"
+    """What each position is fitted to: ``lambda`` (λ-returns over the seat's next positions) or
+    ``reply`` (2 players: λ-returns in which each position's own search value takes the next
+    position's place; the search plays the rival's whole reply exactly over its dice)."""
+    play_depth: int = 1
+    """Search of the learner's moves: 1 (the network alone) or 2 (2 players: circle and cross
+    choices valued by the rival's reply, as ``td:depth=2`` plays)."""
+    search_width: int = 8
+    """Choices the depth-2 search re-values (the network's best ones)."""
+    init: str = ""
+    """A ``td`` model file to start from (``""``: random weights; ``shipped``: the shipped model of
+    ``players``)."""
     run_dir: str = "runs/td_2p"
     """Where checkpoints, the evaluation log and exported models go."""
 
@@ -117,6 +130,14 @@ class TDConfig:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         deal_start(self.deals)
+        if self.target not in ("lambda", "reply"):
+            raise ValueError(f"target must be 'lambda' or 'reply', got {self.target!r}")
+        if self.play_depth not in (1, 2):
+            raise ValueError(f"play_depth must be 1 or 2, got {self.play_depth}")
+        if (self.target == "reply" or self.play_depth == 2) and self.players != 2:
+            raise ValueError("target 'reply' and play_depth 2 search the rival's reply: players must be 2")
+        if self.search_width < 1:
+            raise ValueError(f"search_width must be at least 1, got {self.search_width}")
         if self.eval_every and not self.eval_games:
             raise ValueError("eval_games must be positive when eval_every is (eval_every 0: no evaluation)")
         if not self.net_arch or min(self.net_arch) <= 0:
@@ -127,9 +148,9 @@ class TDConfig:
 
         unknown = [b for b in self.eval_opponents if b not in available()]
         if unknown:
-            raise ValueError(f"eval_opponents: unknown bot(s) {', '.join(unknown)}; available: {', '.join(available())}")
-
-
+            raise ValueError(
+                f"eval_opponents: unknown bot(s) {', '.join(unknown)}; available: {', '.join(available())}"
+            )
 
 
 def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
@@ -148,6 +169,16 @@ def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
 def turn_targets(turns: list[tuple[Any, float]], reward: float, lam: float) -> np.ndarray:
     """The λ-return targets of one seat's turns ``(position, value)``, in order."""
     return lambda_returns(np.array([v for _, v in turns]), reward, lam)
+
+
+def search_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
+    """λ-returns in which ``values[t]``, a search's value of position ``t`` itself, stands in for
+    the next position's value: ``G_t = (1 - λ) values[t] + λ G_{t+1}``, ``G_T = reward``."""
+    out = np.empty(len(values), dtype=np.float64)
+    g = float(reward)
+    for t in range(len(values) - 1, -1, -1):
+        g = out[t] = (1.0 - lam) * float(values[t]) + lam * g
+    return out
 
 
 def final_rewards(scores: list[int], margin_coef: float) -> list[float]:
@@ -174,7 +205,7 @@ class _Table:
 
     def __init__(self, game: Game, seats: list[Any]) -> None:
         self.game, self.seats = game, seats
-        self.turns: list[list[tuple[np.ndarray | None, float]]] = [[] for _ in seats]
+        self.turns: list[list[tuple[Any, ...]]] = [[] for _ in seats]  # (position or None, value[, game])
 
 
 def play_games(
@@ -182,19 +213,23 @@ def play_games(
 ) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
     """Self-play ``cfg.games`` games, ``cfg.lockstep`` at a time; returns positions, λ-returns and stats."""
     greedy, random_bot = make("greedy"), make("random", seed=int(rng.integers(1 << 31)))
+    search = ReplySearch(net, cfg.search_width, LearnedContext) if cfg.players == 2 else None
     pending: list[_Table] = []
     for _ in range(cfg.games):  # every game's dice and seats are drawn up front, in order
         game = Game.new(cfg.players, rng=np.random.default_rng(int(rng.integers(1 << 62))))
         seats: list[Any] = []
         for s in range(cfg.players):
             u = rng.random()
-            bot = greedy if u < cfg.opp_greedy else random_bot if u < cfg.opp_greedy + cfg.opp_random else None
+            bot = (
+                greedy if u < cfg.opp_greedy else random_bot if u < cfg.opp_greedy + cfg.opp_random else None
+            )
             seats.append(bot if s else None)
         order = rng.permutation(cfg.players)  # the learner's guaranteed seat is drawn every game
         pending.append(_Table(game, [seats[i] for i in order]))
     pending.reverse()
     xs: list[np.ndarray] = []
     rets: list[float] = []
+    replies: list[tuple[list[np.ndarray], list[Game], int, float]] = []  # target "reply": fitted after play
     learner_games = decisions = 0
     active: list[_Table] = []
     while pending or active:
@@ -209,24 +244,45 @@ def play_games(
             game, p = t.game, t.game.current
             start, ctx = game.clone(), LearnedContext(game, vals)
             while True:
-                game.step(best_action(action_values(game, ctx=ctx)))  # type: ignore[arg-type]
+                searched = cfg.play_depth == 2 and game.phase != REROLL and search is not None
+                c: Any = SearchedContext(ctx, game, search) if searched else ctx
+                game.step(best_action(action_values(game, ctx=c)))
                 decisions += 1
                 if game.over or game.current != p or (game.phase == REROLL and game.rolls_left == 2):
                     break
             a = placement_index(start, game, p)
             x, over = after.of(a)
-            t.turns[p].append((None if over else x, float(vals[a])))  # game-ending: exact, not fitted
+            if over:
+                t.turns[p].append((None, float(vals[a])))  # game-ending: exact, not fitted
+            else:
+                t.turns[p].append((x, float(vals[a]), game.clone() if cfg.target == "reply" else None))
         for t in [t for t in active if t.game.over]:
             rewards = final_rewards(t.game.scores(), cfg.margin_coef)
             for p, turns in enumerate(t.turns):
                 if t.seats[p] is not None or not turns:
                     continue
-                for (x, _), target in zip(turns, turn_targets(turns, rewards[p], cfg.lam)):
+                learner_games += 1
+                kept = [turn for turn in turns if turn[0] is not None]
+                if cfg.target == "reply":
+                    if kept:
+                        replies.append(([k[0] for k in kept], [k[2] for k in kept], p, rewards[p]))
+                    continue
+                for (x, *_), target in zip(
+                    turns, turn_targets([turn[:2] for turn in turns], rewards[p], cfg.lam)
+                ):
                     if x is not None:
                         xs.append(x)
                         rets.append(target)
-                learner_games += 1
             active.remove(t)
+    if replies and search is not None:
+        positions = [g for _, games, _, _ in replies for g in games]
+        seats = [p for _, games, p, _ in replies for _ in games]
+        values = search.turn_start_values(positions, seats)
+        at = 0
+        for feats, games, _, reward in replies:
+            xs.extend(feats)
+            rets.extend(search_returns(values[at : at + len(games)], reward, cfg.lam).tolist())
+            at += len(games)
     stats = {"positions": len(rets), "learner_seats": learner_games, "decisions": decisions}
     return np.asarray(xs, np.float32).reshape(len(rets), -1), np.asarray(rets, np.float32), stats
 
@@ -278,12 +334,34 @@ class TDTrainer:
         self.model.values = nn.Sequential(*layers)
         nn.init.zeros_(layers[-1].weight)
         nn.init.zeros_(layers[-1].bias)
+        if cfg.init:
+            self._start_from(cfg.init)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
         self.iteration = 0
         self.rng = np.random.default_rng(cfg.seed)
         self.wall = 0.0
         self.decisions = 0
         self.best = -float("inf")
+
+    def _start_from(self, name: str) -> None:
+        """Copy the weights of a ``td`` model file (or ``shipped``) into the network."""
+        import torch
+
+        from shelfie_env.bots.learned.value import load_value_bot, shipped_td_model
+
+        path = shipped_td_model(self.cfg.players) if name == "shipped" else Path(name)
+        if not path.is_file():
+            raise FileNotFoundError(f"init: no model file {path}")
+        net = load_value_bot(path, self.cfg.players).net
+        linears = [m for m in self.model.values if isinstance(m, torch.nn.Linear)]
+        shapes = [tuple(w.shape) for w, _ in net.layers]
+        wanted = [(m.in_features, m.out_features) for m in linears]
+        if shapes != wanted:
+            raise ValueError(f"init: {path} has layers {shapes}, net_arch {self.cfg.net_arch} needs {wanted}")
+        with torch.no_grad():
+            for m, (w, b) in zip(linears, net.layers):
+                m.weight.copy_(torch.as_tensor(w.T))
+                m.bias.copy_(torch.as_tensor(b))
 
     # ------------------------------------------------------------------ state
     def numpy_net(self) -> AfterstateNet:
@@ -367,22 +445,33 @@ class TDTrainer:
         learner against a field of that bot (its first-place rate)."""
         from shelfie_env.arena import run_arena
 
-        bot = ValueBot(self.numpy_net())
+        bot = ValueBot(self.numpy_net(), depth=self.cfg.play_depth, width=self.cfg.search_width)
         n = self.cfg.players
         rec: dict[str, Any] = {"iteration": self.iteration, "games_played": self.iteration * self.cfg.games}
         rec["decisions"] = self.decisions
         rec["wall_s"] = round(self.wall, 1)
         for opp in self.cfg.eval_opponents:
             field = {f"{opp}#{k}": make(opp) for k in range(2, n)}  # more seats of the same bot
-            res = run_arena(["td", opp, *field], n, self.cfg.eval_games, deal_start(self.cfg.deals), workers=1, ratings=False,
-                            bots={"td": bot, **field})
+            res = run_arena(
+                ["td", opp, *field],
+                n,
+                self.cfg.eval_games,
+                deal_start(self.cfg.deals),
+                workers=1,
+                ratings=False,
+                bots={"td": bot, **field},
+            )
             if n == 2:
                 pair = res["pairings"][0]
                 keys = ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")
                 rec[opp] = {k: pair[k] for k in keys}
             else:
                 mine = next(b for b in res["bots"] if b["bot"] == "td")
-                rec[opp] = {"games": mine["games"], "win_rate": mine["first_place_rate"], "mean_score": mine["mean_score"]}
+                rec[opp] = {
+                    "games": mine["games"],
+                    "win_rate": mine["first_place_rate"],
+                    "mean_score": mine["mean_score"],
+                }
         return rec
 
     def run(self, resume: bool = False, log: Any = print) -> Path:
@@ -496,6 +585,9 @@ def describe(cfg: TDConfig) -> str:
     return (
         f"TD(lambda) self-play, {cfg.players} players, {cfg.iterations} iterations x {cfg.games} games, "
         f"network {cfg.net_arch}, lambda {cfg.lam}, {evaluation}, {cfg.workers} worker(s)"
+        + (", targets from the reply search" if cfg.target == "reply" else "")
+        + (f", moves by the depth-2 search (width {cfg.search_width})" if cfg.play_depth == 2 else "")
+        + (f", starting from {cfg.init}" if cfg.init else ", from random weights")
     )
 
 

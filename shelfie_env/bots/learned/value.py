@@ -20,6 +20,7 @@ from shelfie_env.bots.learned.afterstate import AfterstateNet
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.expect_head import NUM_SETS
 from shelfie_env.bots.learned.policy import read_weights
+from shelfie_env.bots.learned.reply import ReplySearch
 from shelfie_env.bots.planner.evaluation import Weights
 from shelfie_env.bots.planner.placements import SET_MASKS
 from shelfie_env.bots.planner.search import action_values, best_action
@@ -67,15 +68,52 @@ class LearnedContext:
         return bool(done) and game.circled[p] & circled[p] == circled[p]
 
 
+class SearchedContext:
+    """A turn's :class:`LearnedContext` whose circle and cross values come from a :class:`ReplySearch`."""
+
+    def __init__(self, ctx: LearnedContext, game: Game, search: ReplySearch) -> None:
+        self._ctx, self._game, self._search = ctx, game, search
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
+        sets = np.asarray(sets).ravel()
+        keys: list[tuple[int, int | None]] = [(int(s), None) for s in sets]
+        return self._rerank(keys, self._ctx.evaluate_circles(sets))
+
+    def evaluate_crosses(self, rows: list[int]) -> np.ndarray:
+        keys: list[tuple[int, int | None]] = [(0, int(r)) for r in rows]
+        return self._rerank(keys, self._ctx.evaluate_crosses(rows))
+
+    def _rerank(self, keys: list[tuple[int, int | None]], one_ply: np.ndarray) -> np.ndarray:
+        ctx = self._ctx
+        return self._search.rerank(self._game, ctx.turn, ctx.cache, keys, np.asarray(one_ply, np.float64))
+
+
 class ValueBot:
-    """Plays the action of highest value under a learned placement-value network (deterministic)."""
+    """Plays the action of highest value under a learned placement-value network (deterministic).
+
+    ``depth`` 2 (two players) values the ``width`` best circle or cross choices by the
+    rival's reply (:mod:`~shelfie_env.bots.learned.reply`); depth 1 is the network alone.
+    """
 
     name = "td"
 
-    def __init__(self, net: AfterstateNet, card: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, net: AfterstateNet, card: dict[str, Any] | None = None, depth: int = 1, width: int = 8
+    ) -> None:
+        if depth not in (1, 2):
+            raise ValueError(f"depth must be 1 (the network alone) or 2 (the rival's reply), got {depth}")
+        if depth == 2 and net.players != 2:
+            raise ValueError(
+                f"depth 2 searches the rival's reply at 2 players; this model plays {net.players}"
+            )
         self.net = net
         self.num_players = net.players
         self.card = card or {}
+        self.depth = depth
+        self.search = ReplySearch(net, width, LearnedContext) if depth == 2 else None
         self._ctx: LearnedContext | None = None
 
     def context(self, game: Game) -> LearnedContext:
@@ -86,16 +124,23 @@ class ValueBot:
 
     def act_game(self, game: Game) -> int:
         if game.num_players != self.num_players:
-            raise ValueError(f"this model plays {self.num_players}-player games, the game has {game.num_players}")
+            raise ValueError(
+                f"this model plays {self.num_players}-player games, the game has {game.num_players}"
+            )
         if game.over:
             raise ValueError("no legal action: the game is over")
-        return best_action(action_values(game, ctx=self.context(game)))  # type: ignore[arg-type]
+        ctx: Any = self.context(game)
+        if self.search is not None and game.phase != REROLL:
+            ctx = SearchedContext(ctx, game, self.search)
+        return best_action(action_values(game, ctx=ctx))
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
 
 
-def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot:
+def load_value_bot(
+    path: str | Path, num_players: int | None = None, depth: int = 1, width: int = 8
+) -> ValueBot:
     """A :class:`ValueBot` from an exported ``.npz`` and its card."""
     card = load_card(path, num_players)
     arrays = read_weights(path)
@@ -103,7 +148,7 @@ def load_value_bot(path: str | Path, num_players: int | None = None) -> ValueBot
         net = AfterstateNet.from_state(arrays, card["num_players"])
     except (KeyError, ValueError) as exc:
         raise CheckpointMismatchError(f"{path}: not an after-state value model ({exc})") from None
-    return ValueBot(net, card)
+    return ValueBot(net, card, depth=depth, width=width)
 
 
 SHIPPED_TD = {2: "td_2p", 3: "td_3p", 4: "td_4p"}
@@ -120,14 +165,17 @@ class ShippedValueBot:
 
     name = "td"
 
-    def __init__(self) -> None:
+    def __init__(self, depth: int = 1, width: int = 8) -> None:
         self._by_players: dict[int, ValueBot] = {}
+        self.depth, self.width = depth, width
 
     def model_for(self, num_players: int) -> ValueBot:
         """The shipped model's bot for ``num_players`` (``FileNotFoundError`` names the sizes that have one)."""
         bot = self._by_players.get(num_players)
         if bot is None:
-            bot = self._by_players[num_players] = load_value_bot(shipped_td_model(num_players))
+            path = shipped_td_model(num_players)
+            bot = load_value_bot(path, num_players, depth=self.depth, width=self.width)
+            self._by_players[num_players] = bot
         return bot
 
     def act_game(self, game: Game) -> int:
@@ -137,14 +185,24 @@ class ShippedValueBot:
         return self.act_game(Game.from_dict(state))
 
 
-def make_td(path: str | Path | None = None, num_players: int | None = None) -> ValueBot | ShippedValueBot:
+def make_td(
+    path: str | Path | None = None, num_players: int | None = None, depth: int = 1, width: int = 8
+) -> ValueBot | ShippedValueBot:
     """``bots.make("td", ...)``: a model file, the shipped model for ``num_players``, or (neither
-    given) the shipped model of each table's size."""
+    given) the shipped model of each table's size.
+
+    ``depth=2`` (two players) values the ``width`` best circle or cross choices by the rival's
+    reply (:mod:`~shelfie_env.bots.learned.reply`).
+    """
+    if depth not in (1, 2):
+        raise ValueError(f"td: depth must be 1 (the network alone) or 2 (the rival's reply), got {depth}")
+    if width < 1:
+        raise ValueError(f"td: width must be at least 1, got {width}")
     if path is None:
         if num_players is None:
-            return ShippedValueBot()
+            return ShippedValueBot(depth, width)
         path = shipped_td_model(num_players)
-    return load_value_bot(path, num_players)
+    return load_value_bot(path, num_players, depth=depth, width=width)
 
 
 make_td.table_sizes = lambda: shipped_sizes(SHIPPED_TD)  # type: ignore[attr-defined]
