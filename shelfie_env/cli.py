@@ -29,7 +29,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "train",
     ),
     "eval": ("shelfie_env.arena.cli", "another name of `shelfie arena` (the same command)", "train"),
-    "train": ("shelfie_env.train.run", "train a MaskablePPO agent by self-play", "train"),
+    "train": ("shelfie_env.train.run", "train a policy by self-play (PPO with the after-state policy; --algo maskable_ppo)", "train"),
     "train-td": ("shelfie_env.train.td", "train an after-state value network by TD(lambda) self-play", "train"),
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -114,11 +115,34 @@ def test_gae_on_a_hand_built_trajectory():
 
 
 def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused():
-    parser = pa.build_parser()
-    cfg, preset = pa.config_from_args(parser.parse_args(["--config", "ppo_afterstate_2p", "--seed", "3"]))
-    assert preset == "ppo_afterstate_2p" and cfg.seed == 3 and cfg.players == 2 and cfg.rollout_worker
-    with pytest.raises(ValueError, match="algo 'td'"):
-        pa.config_from_args(parser.parse_args(["--config", "td_2p"]))
+    from shelfie_env.cli import build_parser
+    from shelfie_env.train.run import config_from_args
+
+    def parse(*argv: str):
+        return build_parser("train").parse_args(["train", *argv])
+
+    cfg = config_from_args(parse("--config", "ppo_afterstate_2p", "--seed", "3"))
+    assert isinstance(cfg, pa.PPOAfterstateConfig)
+    assert cfg.seed == 3 and cfg.players == 2 and cfg.rollout_worker and cfg.total_steps == 3_000_000
+    assert config_from_args(parse()) == pa.PPOAfterstateConfig()  # no flags: the default run
+    with pytest.raises(ValueError, match="run: shelfie train-td --config td_2p"):
+        config_from_args(parse("--config", "td_2p"))
+    with pytest.raises(ValueError, match="is a config of --algo maskable_ppo, but --algo ppo_afterstate was given"):
+        config_from_args(parse("--algo", "ppo_afterstate", "--config", "ppo_2p"))
+
+
+def test_the_training_guide_shows_the_default_of_every_field():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text()
+    table = guide.split("Every field of `PPOAfterstateConfig`", 1)[1]
+    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in table.splitlines()
+            if line.startswith("| `")}
+    defaults = pa.PPOAfterstateConfig()
+    for f in dataclasses.fields(pa.PPOAfterstateConfig):
+        value = getattr(defaults, f.name)
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        assert rows[f.name].replace(",", "").replace("_", "") == shown, (f.name, rows[f.name])
 
 
 def test_a_value_network_is_not_taken_for_a_policy(tmp_path):

@@ -19,6 +19,8 @@ from shelfie_env.train.config import TrainConfig, field_docs
 from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 TINY = [
+    "--algo",
+    "maskable_ppo",
     "--n-envs",
     "2",
     "--n-steps",

@@ -51,8 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace) -> Any:
     """The :class:`RLlibConfig` of the flags (and of the resumed run's ``config.json``)."""
     from shelfie_env.rllib.train import RLlibConfig
+    from shelfie_env.train.config import PPOAfterstateConfig, TrainConfig
 
     fields = {f.name for f in dataclasses.fields(RLlibConfig)}
+    if getattr(args, "algo", None) == "ppo_afterstate":
+        raise ValueError("--backend rllib trains its own PPO, not --algo ppo_afterstate (drop --backend rllib)")
     data: dict[str, Any] = {}
     if getattr(args, "resume", False):
         path = Path(args.run_dir or RLlibConfig.run_dir) / "config.json"
@@ -68,23 +71,30 @@ def config_from_args(args: argparse.Namespace) -> Any:
                 f"--config {args.config} is a config of shelfie train-td, not shelfie train --backend rllib; "
                 f"run: shelfie train-td --config {args.config}"
             )
+        if extra.get("algo") == "ppo_afterstate":
+            raise ValueError(
+                f"--config {args.config} is a config of --algo ppo_afterstate, not of --backend rllib; "
+                f"run: shelfie train --config {args.config}"
+            )
+        if extra.get("algo") == "maskable_ppo":
+            extra.pop("algo")
         unknown = sorted(set(extra) - fields - {"backend"})
         if unknown:
             raise ValueError(f"{args.config}: not RLlib config field(s): {', '.join(unknown)}")
         data.update({k: v for k, v in extra.items() if k != "backend"})
-    from shelfie_env.train.config import TrainConfig
-
     unused = []
     flags: dict[str, str] = {}  # RLlibConfig field -> the flag's field that set it
-    for f in dataclasses.fields(TrainConfig):
-        value = getattr(args, f.name, None)
+    names = [f.name for f in dataclasses.fields(TrainConfig)]
+    names += [f.name for f in dataclasses.fields(PPOAfterstateConfig) if f.name not in names]
+    for name in names:
+        value = getattr(args, name, None)
         if value is None:
             continue
-        if f.name in SHARED:
-            data[SHARED[f.name]] = list(value) if isinstance(value, list) else value
-            flags[SHARED[f.name]] = f.name
+        if name in SHARED:
+            data[SHARED[name]] = list(value) if isinstance(value, list) else value
+            flags[SHARED[name]] = name
         else:
-            unused.append("--" + f.name.replace("_", "-"))
+            unused.append("--" + name.replace("_", "-"))
     if unused:
         raise ValueError(f"not used by --backend rllib: {', '.join(unused)}")
     for name in OWN:
