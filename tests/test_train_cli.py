@@ -296,7 +296,7 @@ def test_train_with_no_algorithm_flag_runs_the_after_state_trainer_and_names_the
     assert out[0].endswith(f"-> {run_dir}")
     assert any(line.startswith("[eval] steps=") for line in out)
     model = run_dir / "best.npz"
-    assert out[-2].startswith("[train] done: ") and f" in {run_dir}; model {model} (the best periodic evaluation, " in out[-2]
+    assert out[-2].startswith("[train] done: ") and f" in {run_dir}; model {model} (the best periodic evaluation: " in out[-2]
     _play_command_works(out[-1], "ppo", model)
     card = load_card(model, num_players=2)
     assert card["teacher"] == "none" and card["policy_head"] == "afterstate" and card["preset"] is None

@@ -484,7 +484,7 @@ def evaluations(run_dir: Path) -> list[dict[str, Any]]:
 
 def _win_rate(rec: dict[str, Any]) -> str:
     res = rec["greedy"]
-    return f"{res['win_rate']:.1%} against greedy at {rec['steps']:,} steps ({res['games']} games, selection deals)"
+    return f"{res['win_rate']:.1%} against greedy in {res['games']} games on the selection deals, at {rec['steps']:,} steps"
 
 
 def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Path, source: Path) -> str:
@@ -494,7 +494,7 @@ def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Pat
     evals = evaluations(run_dir)
     if source.stem == "best" and evals:
         best = max(evals, key=lambda r: r["greedy"]["win_rate"])  # the first of equals, as the trainer keeps
-        what = f"the best periodic evaluation, {_win_rate(best)}"
+        what = f"the best periodic evaluation: {_win_rate(best)}"
         if evals[-1] is not best:
             what += f"; the last: {_win_rate(evals[-1])}"
     else:
