@@ -3,8 +3,8 @@
 Every table whose first column is ``option`` or ``flag`` is matched to the command
 named on the nearest line above it (``shelfie play``, ``shelfie train --backend rllib``,
 ``scripts/bench_algos.py`` ...), and every ``field`` table below a mention of
-``TrainConfig`` / ``TDConfig`` to that config: each option of the parser is in the
-table and each option in the table is one of the parser's.
+``TrainConfig`` / ``PPOAfterstateConfig`` / ``TDConfig`` to that config: each option of the
+parser is in the table and each option in the table is one of the parser's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from shelfie_env.cli import build_parser
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 COMMAND = re.compile(r"shelfie (?:play|replay|serve|arena|eval|train-td|train)(?: --backend rllib)?\b|scripts/\w+\.py")
-CONFIG = re.compile(r"\b(TrainConfig|TDConfig)\b")
+CONFIG = re.compile(r"\b(TrainConfig|PPOAfterstateConfig|TDConfig)\b")
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
 
 
@@ -123,7 +123,7 @@ def test_the_docs_have_option_and_field_tables():
     documented = {documented_command(t) for t in OPTION_TABLES}
     assert {"shelfie play", "shelfie serve", "shelfie train --backend rllib", "scripts/bench_algos.py"} <= documented
     configs = {CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)}
-    assert {"TrainConfig", "TDConfig"} <= configs
+    assert {"TrainConfig", "PPOAfterstateConfig", "TDConfig"} <= configs
 
 
 @pytest.mark.parametrize("table", OPTION_TABLES, ids=str)
@@ -137,17 +137,22 @@ def test_an_option_table_lists_exactly_the_parsers_options(table):
 
 @pytest.mark.parametrize("table", FIELD_TABLES, ids=str)
 def test_a_config_table_lists_every_field_and_the_other_options_are_in_its_guide(table):
-    from shelfie_env.train.config import TrainConfig
+    from shelfie_env.train.config import PPOAfterstateConfig, TrainConfig
     from shelfie_env.train.td import TDConfig
 
+    configs = {"TrainConfig": (TrainConfig, "train"), "PPOAfterstateConfig": (PPOAfterstateConfig, "train"),
+               "TDConfig": (TDConfig, "train-td")}
     name = next(CONFIG.search(line).group(1) for line in table.above if CONFIG.search(line))
-    cls, command = {"TrainConfig": (TrainConfig, "train"), "TDConfig": (TDConfig, "train-td")}[name]
+    cls, command = configs[name]
     fields = {f.name for f in dataclasses.fields(cls)}
     shown = {m for cell in table.first_column for m in re.findall(r"`(\w+)`", cell)}
     assert shown == fields, f"{table}: missing {sorted(fields - shown)}, not fields {sorted(shown - fields)}"
     real = options(subparser(command))
     as_flags = {"--" + f.replace("_", "-") for f in fields}
     assert as_flags <= real, f"fields of {name} without a flag: {sorted(as_flags - real)}"
+    # the command's other configs have field tables of their own
+    as_flags |= {"--" + f.name.replace("_", "-") for c, cmd in configs.values() if cmd == command
+                 for f in dataclasses.fields(c)}
     guide = table.doc.read_text(encoding="utf-8")
     others = {o for o in real - as_flags if f"`{o}" not in guide and f"{command} {o}" not in guide}
     assert not others, f"{table.doc.name} never mentions these options of shelfie {command}: {sorted(others)}"
