@@ -46,15 +46,27 @@ def _torch_values(net, game: Game, circ0: int) -> dict[int, float]:
     keep, final = ro.reroll_keys(np.array([game.dice]))
     if game.phase == CIRCLE:
         rows, acts, slots = ro.circle_pairs(
-            np.array([game.counts]), np.array([game.circled[p] & ~circ0]),
-            np.array([FULL & ~(game.circled[p] | game.crossed[p])]), np.array([game.circles]), legal)
+            np.array([game.counts]),
+            np.array([game.circled[p] & ~circ0]),
+            np.array([FULL & ~(game.circled[p] | game.crossed[p])]),
+            np.array([game.circles]),
+            legal,
+        )
     elif game.phase == CROSS:
         rows, acts, slots = ro.cross_pairs(legal)
     else:
         rows = acts = slots = np.zeros(0, dtype=np.int64)
     q = at.action_values(
-        v, at.keep_values(v), torch.tensor([0]), reroll, torch.as_tensor(keep), torch.as_tensor(final),
-        torch.tensor([game.rolls_left == 2]), torch.as_tensor(rows), torch.as_tensor(acts), torch.as_tensor(slots),
+        v,
+        at.keep_values(v),
+        torch.tensor([0]),
+        reroll,
+        torch.as_tensor(keep),
+        torch.as_tensor(final),
+        torch.tensor([game.rolls_left == 2]),
+        torch.as_tensor(rows),
+        torch.as_tensor(acts),
+        torch.as_tensor(slots),
     )[0]
     return {int(a): float(q[a]) for a in np.flatnonzero(legal[0])}
 
@@ -100,10 +112,18 @@ def test_rollout_records_every_learner_decision_and_rewards_each_seat_once():
 
 
 def test_gae_on_a_hand_built_trajectory():
-    roll = ro.Rollout(**{f: np.zeros(0) for f in ro.Rollout.__dataclass_fields__ if f not in ("value", "reward",
-                      "next_dec", "turn", "stats")}, value=np.array([0.5, 0.2, 0.1], np.float32),
-                      reward=np.array([0.0, 0.0, 1.0], np.float32), next_dec=np.array([1, 2, -1]),
-                      turn=np.zeros(3, np.int64), stats={})
+    roll = ro.Rollout(
+        **{
+            f: np.zeros(0)
+            for f in ro.Rollout.__dataclass_fields__
+            if f not in ("value", "reward", "next_dec", "turn", "stats")
+        },
+        value=np.array([0.5, 0.2, 0.1], np.float32),
+        reward=np.array([0.0, 0.0, 1.0], np.float32),
+        next_dec=np.array([1, 2, -1]),
+        turn=np.zeros(3, np.int64),
+        stats={},
+    )
     adv, ret = ro.gae(roll, gamma=1.0, lam=0.5)
     a2 = 1.0 - 0.1
     a1 = 0.1 - 0.2 + 0.5 * a2
@@ -127,7 +147,9 @@ def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused():
     assert config_from_args(parse()) == pa.PPOAfterstateConfig()  # no flags: the default run
     with pytest.raises(ValueError, match="run: shelfie train-td --config td_2p"):
         config_from_args(parse("--config", "td_2p"))
-    with pytest.raises(ValueError, match="is a config of --algo maskable_ppo, but --algo ppo_afterstate was given"):
+    with pytest.raises(
+        ValueError, match="is a config of --algo maskable_ppo, but --algo ppo_afterstate was given"
+    ):
         config_from_args(parse("--algo", "ppo_afterstate", "--config", "ppo_2p"))
 
 
@@ -136,8 +158,11 @@ def test_the_training_guide_shows_the_default_of_every_field():
 
     guide = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text()
     table = guide.split("Every field of `PPOAfterstateConfig`", 1)[1]
-    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip() for line in table.splitlines()
-            if line.startswith("| `")}
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")[2].strip()
+        for line in table.splitlines()
+        if line.startswith("| `")
+    }
     defaults = pa.PPOAfterstateConfig()
     for f in dataclasses.fields(pa.PPOAfterstateConfig):
         value = getattr(defaults, f.name)
@@ -167,8 +192,22 @@ def test_config_refuses_bad_values():
 
 def test_a_short_run_trains_evaluates_exports_and_plays(tmp_path, capsys):
     run = tmp_path / "run"
-    args = ["--run-dir", str(run), "--total-steps", "300", "--games", "4", "--net-arch", "16", "16",
-            "--eval-games", "4", "--turns-per-batch", "32", "--no-rollout-worker"]
+    args = [
+        "--run-dir",
+        str(run),
+        "--total-steps",
+        "300",
+        "--games",
+        "4",
+        "--net-arch",
+        "16",
+        "16",
+        "--eval-games",
+        "4",
+        "--turns-per-batch",
+        "32",
+        "--no-rollout-worker",
+    ]
     assert pa.main(args) == 0
     out = capsys.readouterr().out
     assert "[eval] steps=" in out and f"ppo:path={run / 'best.npz'}" in out
@@ -188,8 +227,15 @@ def test_a_short_run_trains_evaluates_exports_and_plays(tmp_path, capsys):
 @pytest.mark.parametrize("worker", [False, True])
 def test_an_interrupted_run_resumes_exactly(tmp_path, worker):
     def config(run_dir):
-        return pa.PPOAfterstateConfig(total_steps=700, games=4, net_arch=[16], eval_games=0, turns_per_batch=32,
-                                      rollout_worker=worker, run_dir=str(run_dir))
+        return pa.PPOAfterstateConfig(
+            total_steps=700,
+            games=4,
+            net_arch=[16],
+            eval_games=0,
+            turns_per_batch=32,
+            rollout_worker=worker,
+            run_dir=str(run_dir),
+        )
 
     cut = pa.PPOAfterstateTrainer(config(tmp_path / "cut"))
     cut.run_dir.mkdir(parents=True)

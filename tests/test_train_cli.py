@@ -54,7 +54,10 @@ def test_each_command_lists_its_own_presets_and_names_the_other_commands():
     assert sorted(ppo + td) == preset_names()
     assert sorted(preset_names("ppo_afterstate") + preset_names("maskable_ppo")) == ppo
     assert "ppo_afterstate_2p" in preset_names("ppo_afterstate") and "ppo_2p" in preset_names("maskable_ppo")
-    for command, own, other, other_command in (("train", ppo, td, "train-td"), ("train-td", td, ppo, "train")):
+    for command, own, other, other_command in (
+        ("train", ppo, td, "train-td"),
+        ("train-td", td, ppo, "train"),
+    ):
         text = _help_of(command)
         assert f"a preset ({', '.join(own)})" in text
         assert f"({', '.join(other)}) are for shelfie {other_command}" in text
@@ -75,7 +78,10 @@ def test_every_preset_is_accepted_by_its_command_and_sent_to_it_by_the_other(com
 
 def test_an_unknown_config_lists_the_commands_presets(capsys):
     assert main(["train-td", "--config", "nope"]) == 2
-    assert f"not a preset of shelfie train-td (presets: {', '.join(preset_names('train-td'))})" in capsys.readouterr().err
+    assert (
+        f"not a preset of shelfie train-td (presets: {', '.join(preset_names('train-td'))})"
+        in capsys.readouterr().err
+    )
 
 
 # -------------------------------------------------------------- field types
@@ -129,13 +135,18 @@ def test_an_integer_for_a_float_field_is_taken_as_a_float():
         (["train", "--gamma", "2"], "--gamma must be in [0, 1], got 2.0"),
         (["train", "--games", "0"], "--games must be positive"),
         (["train", "--players", "1"], "--players must be 2..4, got 1 (a solo policy: --algo maskable_ppo)"),
-        (["train", "--algo", "maskable_ppo", "--total-steps", "-5"], "--total-steps must be positive, got -5"),
+        (
+            ["train", "--algo", "maskable_ppo", "--total-steps", "-5"],
+            "--total-steps must be positive, got -5",
+        ),
         (["train", "--algo", "maskable_ppo", "--learning-rate", "-1"], "--learning-rate must be >= 0"),
         (["train", "--algo", "maskable_ppo", "--seed", "-1"], "--seed must be >= 0"),
         (["train", "--algo", "maskable_ppo", "--gamma", "2"], "--gamma must be in (0, 1]"),
         (["train", "--algo", "maskable_ppo", "--n-envs", "0"], "--n-envs must be positive"),
-        (["train", "--config", "ppo_2p", "--bc-teacher", "planner:threat=x"],
-         "--bc-teacher: bot spec 'planner:threat=x'"),
+        (
+            ["train", "--config", "ppo_2p", "--bc-teacher", "planner:threat=x"],
+            "--bc-teacher: bot spec 'planner:threat=x'",
+        ),
         (["train-td", "--iterations", "-1"], "--iterations must be positive"),
         (["train-td", "--seed", "-2"], "--seed must be >= 0"),
         (["train-td", "--learning-rate", "0"], "--learning-rate must be positive"),
@@ -209,7 +220,10 @@ def test_a_solo_model_is_scored_by_the_arena():
 
     line = play_command("ppo", Path("runs/s/best.zip"), 1)
     assert line == "shelfie arena ppo:path=runs/s/best.zip --players 1 --games 200"
-    assert play_command("td", Path("a b/latest.npz"), 3) == "shelfie play --players 3 --bot 'td:path=a b/latest.npz'"
+    assert (
+        play_command("td", Path("a b/latest.npz"), 3)
+        == "shelfie play --players 3 --bot 'td:path=a b/latest.npz'"
+    )
 
 
 # -------------------------------------------------------------------- Ctrl-C
@@ -217,7 +231,12 @@ def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
     code = f"import sys; from shelfie_env.cli import main; sys.exit(main({argv!r}))"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", code], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=os.setpgrp,  # a process group of its own, which the test signals as Ctrl-C would
     )
     assert proc.stdout is not None
@@ -233,8 +252,18 @@ def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_in_train_td_prints_the_command_that_resumes_it(tmp_path, capsys, workers):
     run_dir = tmp_path / "t"
-    argv = ["train-td", *TINY_TD, "--eval-every", "0", "--iterations", "100000", "--run-dir", str(run_dir),
-            "--workers", workers]
+    argv = [
+        "train-td",
+        *TINY_TD,
+        "--eval-every",
+        "0",
+        "--iterations",
+        "100000",
+        "--run-dir",
+        str(run_dir),
+        "--workers",
+        workers,
+    ]
     rc, err = _interrupt(argv, "[td] iteration 2:", tmp_path)
     assert rc == 130, err
     assert "Traceback" not in err
@@ -255,7 +284,9 @@ def test_ctrl_c_in_train_prints_the_command_that_resumes_it(tmp_path):
     rc, err = _interrupt(argv, "[eval] steps=258", tmp_path)
     assert rc == 130, err
     assert "Traceback" not in err
-    assert err.strip().splitlines()[-1].strip() == f"shelfie train --resume --run-dir {run_dir} --export x.npz"
+    assert (
+        err.strip().splitlines()[-1].strip() == f"shelfie train --resume --run-dir {run_dir} --export x.npz"
+    )
     steps = json.loads((run_dir / "latest.json").read_text())["steps"]
     assert f"the last checkpoint is at {steps:,} steps" in err
 
@@ -290,13 +321,21 @@ def test_train_with_no_algorithm_flag_runs_the_after_state_trainer_and_names_the
     from shelfie_env.train.run import config_from_args
 
     run_dir = tmp_path / "r"
-    assert main(["train", *TINY_AS, "--no-rollout-worker", "--total-steps", "300", "--run-dir", str(run_dir)]) == 0
+    assert (
+        main(["train", *TINY_AS, "--no-rollout-worker", "--total-steps", "300", "--run-dir", str(run_dir)])
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("[train] PPO with the after-state policy, 2 players, 300 steps from random weights")
+    assert out[0].startswith(
+        "[train] PPO with the after-state policy, 2 players, 300 steps from random weights"
+    )
     assert out[0].endswith(f"-> {run_dir}")
     assert any(line.startswith("[eval] steps=") for line in out)
     model = run_dir / "best.npz"
-    assert out[-2].startswith("[train] done: ") and f" in {run_dir}; model {model} (the best periodic evaluation: " in out[-2]
+    assert (
+        out[-2].startswith("[train] done: ")
+        and f" in {run_dir}; model {model} (the best periodic evaluation: " in out[-2]
+    )
     _play_command_works(out[-1], "ppo", model)
     card = load_card(model, num_players=2)
     assert card["teacher"] == "none" and card["policy_head"] == "afterstate" and card["preset"] is None
@@ -309,16 +348,33 @@ def test_the_after_state_preset_runs_through_shelfie_train(tmp_path, capsys):
     from shelfie_env.bots.learned.card import load_card
 
     run_dir, export = tmp_path / "p", tmp_path / "mine.npz"
-    argv = ["train", "--config", "ppo_afterstate_2p", *TINY_AS, "--no-rollout-worker", "--total-steps", "200",
-            "--run-dir", str(run_dir), "--export", str(export)]
+    argv = [
+        "train",
+        "--config",
+        "ppo_afterstate_2p",
+        *TINY_AS,
+        "--no-rollout-worker",
+        "--total-steps",
+        "200",
+        "--run-dir",
+        str(run_dir),
+        "--export",
+        str(export),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("[train] PPO with the after-state policy") and "(config ppo_afterstate_2p)" in out[0]
+    assert (
+        out[0].startswith("[train] PPO with the after-state policy")
+        and "(config ppo_afterstate_2p)" in out[0]
+    )
     config = json.loads((run_dir / "config.json").read_text())
     recipe = read_config("ppo_afterstate_2p")
     assert config["games"] == 4 and config["net_arch"] == [16] and config["total_steps"] == 200
     assert all(config[k] == recipe[k] for k in ("learning_rate", "opp_greedy", "beta", "gae_lambda", "seed"))
-    assert out[-2].startswith("[train] done: ") and f"model {export} (best.npz: the best periodic evaluation" in out[-2]
+    assert (
+        out[-2].startswith("[train] done: ")
+        and f"model {export} (best.npz: the best periodic evaluation" in out[-2]
+    )
     _play_command_works(out[-1], "ppo", export)
     assert load_card(export, num_players=2)["preset"] == "ppo_afterstate_2p"
 
@@ -326,21 +382,38 @@ def test_the_after_state_preset_runs_through_shelfie_train(tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["--n-envs", "8"], "--n-envs is an option of --algo maskable_ppo, not of ppo_afterstate (the default); "
-                            "add --algo maskable_ppo to train with it"),
+        (
+            ["--n-envs", "8"],
+            "--n-envs is an option of --algo maskable_ppo, not of ppo_afterstate (the default); "
+            "add --algo maskable_ppo to train with it",
+        ),
         (["--bc-games", "0", "--progress"], "--bc-games, --progress are options of --algo maskable_ppo"),
-        (["--config", "ppo_2p", "--games", "8"],
-         "--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of --config ppo_2p)"),
-        (["--algo", "maskable_ppo", "--beta", "3"], "--beta is an option of --algo ppo_afterstate, not of maskable_ppo"),
-        (["--algo", "ppo_afterstate", "--config", "ppo_2p"],
-         "--config ppo_2p is a config of --algo maskable_ppo, but --algo ppo_afterstate was given"),
-        (["--backend", "sb3", "--config", "ppo_afterstate_2p"],
-         "--config ppo_afterstate_2p is a config of --algo ppo_afterstate, but --backend sb3 is the backend of "
-         "--algo maskable_ppo"),
+        (
+            ["--config", "ppo_2p", "--games", "8"],
+            "--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of --config ppo_2p)",
+        ),
+        (
+            ["--algo", "maskable_ppo", "--beta", "3"],
+            "--beta is an option of --algo ppo_afterstate, not of maskable_ppo",
+        ),
+        (
+            ["--algo", "ppo_afterstate", "--config", "ppo_2p"],
+            "--config ppo_2p is a config of --algo maskable_ppo, but --algo ppo_afterstate was given",
+        ),
+        (
+            ["--backend", "sb3", "--config", "ppo_afterstate_2p"],
+            "--config ppo_afterstate_2p is a config of --algo ppo_afterstate, but --backend sb3 is the backend of "
+            "--algo maskable_ppo",
+        ),
         (["--backend", "rllib", "--games", "8"], "not used by --backend rllib: --games"),
-        (["--backend", "rllib", "--algo", "ppo_afterstate"], "--backend rllib trains its own PPO, not --algo ppo_afterstate"),
-        (["--backend", "rllib", "--config", "ppo_afterstate_2p"],
-         "--config ppo_afterstate_2p is a config of --algo ppo_afterstate, not of --backend rllib"),
+        (
+            ["--backend", "rllib", "--algo", "ppo_afterstate"],
+            "--backend rllib trains its own PPO, not --algo ppo_afterstate",
+        ),
+        (
+            ["--backend", "rllib", "--config", "ppo_afterstate_2p"],
+            "--config ppo_afterstate_2p is a config of --algo ppo_afterstate, not of --backend rllib",
+        ),
     ],
 )
 def test_an_option_of_the_other_algorithm_is_named(argv, words, tmp_path, capsys):
@@ -356,10 +429,16 @@ def test_resume_follows_the_algorithm_of_the_run_and_refuses_the_other(tmp_path,
         run_dir.mkdir()
         (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg)))
     assert main(["train", "--resume", "--run-dir", str(as_run), "--algo", "maskable_ppo"]) == 2
-    assert f"{as_run} holds a run of --algo ppo_afterstate, but --algo maskable_ppo was given" in capsys.readouterr().err
+    assert (
+        f"{as_run} holds a run of --algo ppo_afterstate, but --algo maskable_ppo was given"
+        in capsys.readouterr().err
+    )
     assert main(["train", "--resume", "--run-dir", str(ppo_run), "--games", "3"]) == 2
     err = capsys.readouterr().err
-    assert f"--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of the run in {ppo_run})" in err
+    assert (
+        f"--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of the run in {ppo_run})"
+        in err
+    )
     assert main(["train", "--resume", "--run-dir", str(as_run)]) == 2  # config.json but no checkpoint yet
     assert f"--resume: no checkpoint {as_run / 'latest.pt'}" in capsys.readouterr().err
 

@@ -41,11 +41,17 @@ OWN = ("num_env_runners", "address", "train_batch_size")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags only ``--backend rllib`` uses."""
     group = parser.add_argument_group("RLlib backend (--backend rllib)")
-    group.add_argument("--num-env-runners", type=int, default=None, help="remote sampling processes (default 0)")
     group.add_argument(
-        "--address", default=None, help="Ray cluster to join: auto, or ray://HOST:10001 (default: a local Ray)"
+        "--num-env-runners", type=int, default=None, help="remote sampling processes (default 0)"
     )
-    group.add_argument("--train-batch-size", type=int, default=None, help="env steps per iteration (default 4000)")
+    group.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster to join: auto, or ray://HOST:10001 (default: a local Ray)",
+    )
+    group.add_argument(
+        "--train-batch-size", type=int, default=None, help="env steps per iteration (default 4000)"
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
@@ -55,7 +61,9 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
     fields = {f.name for f in dataclasses.fields(RLlibConfig)}
     if getattr(args, "algo", None) == "ppo_afterstate":
-        raise ValueError("--backend rllib trains its own PPO, not --algo ppo_afterstate (drop --backend rllib)")
+        raise ValueError(
+            "--backend rllib trains its own PPO, not --algo ppo_afterstate (drop --backend rllib)"
+        )
     data: dict[str, Any] = {}
     if getattr(args, "resume", False):
         path = Path(args.run_dir or RLlibConfig.run_dir) / "config.json"
@@ -142,8 +150,12 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         else:
-            print(f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again "
-                  "to start over", file=sys.stderr, flush=True)
+            print(
+                f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again "
+                "to start over",
+                file=sys.stderr,
+                flush=True,
+            )
         return 130
     state = json.loads((run_dir / "league.json").read_text())
     model = Path(export).with_suffix(".npz") if export else run_dir / "latest.npz"

@@ -236,7 +236,9 @@ class TrainConfig:
         if self.export_from not in ("best", "latest"):
             raise ValueError(f"export_from must be best or latest, got {self.export_from!r}")
         if self.policy_head not in POLICY_HEADS:
-            raise ValueError(f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {self.policy_head!r}")
+            raise ValueError(
+                f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {self.policy_head!r}"
+            )
         if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):
             raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
 
@@ -326,10 +328,17 @@ class PPOAfterstateConfig:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if not self.net_arch or any(w <= 0 for w in self.net_arch):
             raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
-        for name in ("seed", "eval_every", "eval_games", "vf_coef", "ent_coef", "max_grad_norm", "margin_coef"):
+        for name in (
+            "seed",
+            "eval_every",
+            "eval_games",
+            "vf_coef",
+            "ent_coef",
+            "max_grad_norm",
+            "margin_coef",
+        ):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-
 
 
 PRESETS = Path(__file__).with_name("presets")

@@ -51,7 +51,9 @@ def name_flags(message: str, given: Iterable[str] | Mapping[str, str]) -> str:
     return message
 
 
-def config_error(message: str, given: Iterable[str], source: str | None = None, from_file: Iterable[str] = ()) -> str:
+def config_error(
+    message: str, given: Iterable[str], source: str | None = None, from_file: Iterable[str] = ()
+) -> str:
     """A config error as the command line shows it: fields set by a flag named as the flag, and an
     error about a field read from ``--config source`` prefixed with that source."""
     out = name_flags(message, given)

@@ -121,8 +121,15 @@ def evaluate_policy(net: AfterstatePolicyNet, cfg: PPOAfterstateConfig, games: i
     bot = numpy_bot(net, cfg)
     n = cfg.players
     field_bots = {f"greedy#{k}": make("greedy") for k in range(2, n)}
-    res = run_arena(["learner", "greedy", *field_bots], n, games, EVAL_SEED, workers=1, ratings=False,
-                    bots={"learner": bot, **field_bots})
+    res = run_arena(
+        ["learner", "greedy", *field_bots],
+        n,
+        games,
+        EVAL_SEED,
+        workers=1,
+        ratings=False,
+        bots={"learner": bot, **field_bots},
+    )
     if n == 2:
         pair = res["pairings"][0]
         keys = ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")
@@ -142,7 +149,9 @@ def play_with(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: in
     net = AfterstatePolicyNet(cfg.players, list(cfg.net_arch), cfg.beta)
     net.load_state_dict(state)
     net.eval()
-    return play_rollout(net, cfg.games, cfg.players, cfg.opp_greedy, cfg.margin_coef, np.random.default_rng(seed))
+    return play_rollout(
+        net, cfg.games, cfg.players, cfg.opp_greedy, cfg.margin_coef, np.random.default_rng(seed)
+    )
 
 
 def _worker_job(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: int) -> Rollout:
@@ -295,8 +304,18 @@ class PPOAfterstateTrainer:
         """Action values and log-probabilities of every legal action of a minibatch's decisions."""
         out = self.net(b["feats"])
         v = turn_values(out, b["over"], b["exact"], b["cand_turn"], b["cand_slot"], b["n_turns"])
-        q = action_values(v, keep_values(v), b["turn"], b["reroll"], b["keep_idx"], b["final_idx"],
-                          b["two_rolls"], b["pair_dec"], b["pair_act"], b["pair_slot"])
+        q = action_values(
+            v,
+            keep_values(v),
+            b["turn"],
+            b["reroll"],
+            b["keep_idx"],
+            b["final_idx"],
+            b["two_rolls"],
+            b["pair_dec"],
+            b["pair_act"],
+            b["pair_slot"],
+        )
         return q, torch.log_softmax(policy_logits(q, b["legal"], self.net.beta), 1)
 
     def proximal_logp(self, batches: TurnBatches) -> np.ndarray:
@@ -323,7 +342,9 @@ class PPOAfterstateTrainer:
         batches = TurnBatches(roll, adv, ret)
         prox = self.proximal_logp(batches) if stale else roll.logp
         batches.prox = prox
-        stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "entropy", "clipfrac", "kl", "offpolicy")}
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("pg", "vf", "entropy", "clipfrac", "kl", "offpolicy")
+        }
         for _ in range(cfg.epochs):
             perm = self.rng.permutation(batches.n_turns)
             for i in range(0, len(perm), cfg.turns_per_batch):
@@ -430,12 +451,16 @@ class PPOAfterstateTrainer:
             self.load()
             log(f"[ppo-as] resumed {self.run_dir} at {self.steps} steps")
         elif (self.run_dir / "latest.pt").exists():
-            raise FileExistsError(f"{self.run_dir} already holds a run; pass --resume or choose another --run-dir")
+            raise FileExistsError(
+                f"{self.run_dir} already holds a run; pass --resume or choose another --run-dir"
+            )
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
         self.source = RolloutSource(self.cfg)
         try:
-            if self.pending is not None:  # resumed with a rollout under way: play it again, same weights and seed
+            if (
+                self.pending is not None
+            ):  # resumed with a rollout under way: play it again, same weights and seed
                 self.source.start(*self.pending[:2])
             while self.steps < self.cfg.total_steps:
                 self.iterate(log)

@@ -59,7 +59,9 @@ ALGO_HELP = {
 def _add_field(group: Any, name: str, default: Any, help_text: str) -> None:
     flag = "--" + name.replace("_", "-")
     if isinstance(default, bool):
-        group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+        group.add_argument(
+            flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text
+        )
     elif isinstance(default, list):
         group.add_argument(flag, dest=name, type=int, nargs="+", default=None, help=help_text)
     else:
@@ -95,8 +97,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             texts = {algo: docs[algo].get(f.name, "") for algo in ALGOS}
             values = {algo: _shown(getattr(defaults[algo], f.name)) for algo in ALGOS}
             if len(set(texts.values())) == 1:
-                shown = values[ALGOS[0]] if len(set(values.values())) == 1 else ", ".join(
-                    f"{values[algo]} with {algo}" for algo in ALGOS
+                shown = (
+                    values[ALGOS[0]]
+                    if len(set(values.values())) == 1
+                    else ", ".join(f"{values[algo]} with {algo}" for algo in ALGOS)
                 )
                 help_text = f"{texts[ALGOS[0]]} (default: {shown})"
             else:
@@ -108,7 +112,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         for f in dataclasses.fields(configs[algo]):
             if f.name not in shared:
                 default = getattr(defaults[algo], f.name)
-                _add_field(group, f.name, default, f"{docs[algo].get(f.name, '')} (default: {_shown(default)})")
+                _add_field(
+                    group, f.name, default, f"{docs[algo].get(f.name, '')} (default: {_shown(default)})"
+                )
     parser.add_argument(
         "--backend",
         choices=("sb3", "rllib"),
@@ -156,7 +162,11 @@ def choose_algo(args: argparse.Namespace) -> tuple[str, str]:
         algo = config_algo(read_config(config, command="train"), default)
         if algo in ALGOS:
             said.append(
-                (algo, f"the algorithm of --config {config}", f"--config {config} is a config of --algo {algo}")
+                (
+                    algo,
+                    f"the algorithm of --config {config}",
+                    f"--config {config} is a config of --algo {algo}",
+                )
             )
     if explicit:
         said.append((explicit, f"--algo {explicit}", f"--algo {explicit} was given"))
@@ -591,8 +601,11 @@ def run(args: argparse.Namespace) -> int:
         from shelfie_env.rllib.cli import run as run_rllib
 
         return run_rllib(args)
-    given = [f"--{n.replace('_', '-')}" for n in ("num_env_runners", "address", "train_batch_size")
-             if getattr(args, n, None) is not None]
+    given = [
+        f"--{n.replace('_', '-')}"
+        for n in ("num_env_runners", "address", "train_batch_size")
+        if getattr(args, n, None) is not None
+    ]
     if given:
         print(f"shelfie train: {', '.join(given)} only apply to --backend rllib", file=sys.stderr)
         return 2
@@ -666,7 +679,9 @@ def interrupted_message(cfg: TrainConfig, export: Path | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m shelfie_env.train.run", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m shelfie_env.train.run", description=__doc__.splitlines()[0]
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))
 
