@@ -29,9 +29,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "train",
     ),
     "eval": ("shelfie_env.arena.cli", "another name of `shelfie arena` (the same command)", "train"),
-    "train": ("shelfie_env.train.run", "train a MaskablePPO agent by self-play", "train"),
-    "train-td": ("shelfie_env.train.td", "train an after-state value network by TD(lambda) self-play", "train"),
+    "train": (
+        "shelfie_env.train.run",
+        "train a policy by self-play (PPO with the after-state policy; --algo maskable_ppo)",
+        "train",
+    ),
+    "train-td": (
+        "shelfie_env.train.td",
+        "train an after-state value network by TD(lambda) self-play",
+        "train",
+    ),
 }
+
 
 # --------------------------------------------------------------------------- dispatcher
 class _Unavailable(Exception):
@@ -60,9 +69,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     play = sub.add_parser(
-        "play", help="play in the terminal against bots",
+        "play",
+        help="play in the terminal against bots",
         description="Play against 1-3 bots in the terminal.",
-        epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_play_arguments(play)
     play.set_defaults(_run=run_play)

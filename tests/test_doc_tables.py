@@ -3,8 +3,8 @@
 Every table whose first column is ``option`` or ``flag`` is matched to the command
 named on the nearest line above it (``shelfie play``, ``shelfie train --backend rllib``,
 ``scripts/bench_algos.py`` ...), and every ``field`` table below a mention of
-``TrainConfig`` / ``TDConfig`` to that config: each option of the parser is in the
-table and each option in the table is one of the parser's.
+``TrainConfig`` / ``PPOAfterstateConfig`` / ``TDConfig`` to that config: each option of the
+parser is in the table and each option in the table is one of the parser's.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from shelfie_env.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-COMMAND = re.compile(r"shelfie (?:play|replay|serve|arena|eval|train-td|train)(?: --backend rllib)?\b|scripts/\w+\.py")
-CONFIG = re.compile(r"\b(TrainConfig|TDConfig)\b")
+COMMAND = re.compile(
+    r"shelfie (?:play|replay|serve|arena|eval|train-td|train)(?: --backend rllib)?\b|scripts/\w+\.py"
+)
+CONFIG = re.compile(r"\b(TrainConfig|PPOAfterstateConfig|TDConfig)\b")
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
 
 
@@ -63,7 +65,8 @@ def tables(doc: Path) -> list[Table]:
 ALL_TABLES = [t for doc in DOCS for t in tables(doc)]
 OPTION_TABLES = [t for t in ALL_TABLES if t.header[0].lower() in ("option", "flag")]
 FIELD_TABLES = [
-    t for t in ALL_TABLES
+    t
+    for t in ALL_TABLES
     if t.header[0].lower() == "field" and any(CONFIG.search(line) for line in t.above[:40])
 ]
 
@@ -121,9 +124,16 @@ def table_options(table: Table, known: set[str]) -> set[str]:
 
 def test_the_docs_have_option_and_field_tables():
     documented = {documented_command(t) for t in OPTION_TABLES}
-    assert {"shelfie play", "shelfie serve", "shelfie train --backend rllib", "scripts/bench_algos.py"} <= documented
-    configs = {CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)}
-    assert {"TrainConfig", "TDConfig"} <= configs
+    assert {
+        "shelfie play",
+        "shelfie serve",
+        "shelfie train --backend rllib",
+        "scripts/bench_algos.py",
+    } <= documented
+    configs = {
+        CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)
+    }
+    assert {"TrainConfig", "PPOAfterstateConfig", "TDConfig"} <= configs
 
 
 @pytest.mark.parametrize("table", OPTION_TABLES, ids=str)
@@ -132,22 +142,36 @@ def test_an_option_table_lists_exactly_the_parsers_options(table):
     real = parser_options(command) - set(FLAG.findall(command))
     shown = table_options(table, real)
     assert not real - shown, f"{table}: options of `{command}` missing from the table: {sorted(real - shown)}"
-    assert not shown - real, f"{table}: options in the table that `{command}` does not have: {sorted(shown - real)}"
+    assert not shown - real, (
+        f"{table}: options in the table that `{command}` does not have: {sorted(shown - real)}"
+    )
 
 
 @pytest.mark.parametrize("table", FIELD_TABLES, ids=str)
 def test_a_config_table_lists_every_field_and_the_other_options_are_in_its_guide(table):
-    from shelfie_env.train.config import TrainConfig
+    from shelfie_env.train.config import PPOAfterstateConfig, TrainConfig
     from shelfie_env.train.td import TDConfig
 
+    configs = {
+        "TrainConfig": (TrainConfig, "train"),
+        "PPOAfterstateConfig": (PPOAfterstateConfig, "train"),
+        "TDConfig": (TDConfig, "train-td"),
+    }
     name = next(CONFIG.search(line).group(1) for line in table.above if CONFIG.search(line))
-    cls, command = {"TrainConfig": (TrainConfig, "train"), "TDConfig": (TDConfig, "train-td")}[name]
+    cls, command = configs[name]
     fields = {f.name for f in dataclasses.fields(cls)}
     shown = {m for cell in table.first_column for m in re.findall(r"`(\w+)`", cell)}
     assert shown == fields, f"{table}: missing {sorted(fields - shown)}, not fields {sorted(shown - fields)}"
     real = options(subparser(command))
     as_flags = {"--" + f.replace("_", "-") for f in fields}
     assert as_flags <= real, f"fields of {name} without a flag: {sorted(as_flags - real)}"
+    # the command's other configs have field tables of their own
+    as_flags |= {
+        "--" + f.name.replace("_", "-")
+        for c, cmd in configs.values()
+        if cmd == command
+        for f in dataclasses.fields(c)
+    }
     guide = table.doc.read_text(encoding="utf-8")
     others = {o for o in real - as_flags if f"`{o}" not in guide and f"{command} {o}" not in guide}
     assert not others, f"{table.doc.name} never mentions these options of shelfie {command}: {sorted(others)}"

@@ -164,9 +164,7 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
 
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
-    flags = (
-        "--policy-head expect --batched --n-envs 8 --n-steps 32 --batch-size 64 --n-epochs 1 --net-arch 32"
-    )
+    flags = "--algo maskable_ppo --policy-head expect --batched --n-envs 8 --n-steps 32 --batch-size 64 --n-epochs 1 --net-arch 32"
     flags += " --bc-teacher planner --bc-soft-tau 0.05 --bc-games 3 --bc-epochs 1 --bc-dagger-rounds 1"
     flags += " --bc-dagger-games 1 --bc-dagger-epochs 1 --total-steps 256 --eval-every 256 --eval-games 2"
     run_dir = tmp_path / "runs" / "e"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -45,15 +46,27 @@ def _torch_values(net, game: Game, circ0: int) -> dict[int, float]:
     keep, final = ro.reroll_keys(np.array([game.dice]))
     if game.phase == CIRCLE:
         rows, acts, slots = ro.circle_pairs(
-            np.array([game.counts]), np.array([game.circled[p] & ~circ0]),
-            np.array([FULL & ~(game.circled[p] | game.crossed[p])]), np.array([game.circles]), legal)
+            np.array([game.counts]),
+            np.array([game.circled[p] & ~circ0]),
+            np.array([FULL & ~(game.circled[p] | game.crossed[p])]),
+            np.array([game.circles]),
+            legal,
+        )
     elif game.phase == CROSS:
         rows, acts, slots = ro.cross_pairs(legal)
     else:
         rows = acts = slots = np.zeros(0, dtype=np.int64)
     q = at.action_values(
-        v, at.keep_values(v), torch.tensor([0]), reroll, torch.as_tensor(keep), torch.as_tensor(final),
-        torch.tensor([game.rolls_left == 2]), torch.as_tensor(rows), torch.as_tensor(acts), torch.as_tensor(slots),
+        v,
+        at.keep_values(v),
+        torch.tensor([0]),
+        reroll,
+        torch.as_tensor(keep),
+        torch.as_tensor(final),
+        torch.tensor([game.rolls_left == 2]),
+        torch.as_tensor(rows),
+        torch.as_tensor(acts),
+        torch.as_tensor(slots),
     )[0]
     return {int(a): float(q[a]) for a in np.flatnonzero(legal[0])}
 
@@ -99,10 +112,18 @@ def test_rollout_records_every_learner_decision_and_rewards_each_seat_once():
 
 
 def test_gae_on_a_hand_built_trajectory():
-    roll = ro.Rollout(**{f: np.zeros(0) for f in ro.Rollout.__dataclass_fields__ if f not in ("value", "reward",
-                      "next_dec", "turn", "stats")}, value=np.array([0.5, 0.2, 0.1], np.float32),
-                      reward=np.array([0.0, 0.0, 1.0], np.float32), next_dec=np.array([1, 2, -1]),
-                      turn=np.zeros(3, np.int64), stats={})
+    roll = ro.Rollout(
+        **{
+            f: np.zeros(0)
+            for f in ro.Rollout.__dataclass_fields__
+            if f not in ("value", "reward", "next_dec", "turn", "stats")
+        },
+        value=np.array([0.5, 0.2, 0.1], np.float32),
+        reward=np.array([0.0, 0.0, 1.0], np.float32),
+        next_dec=np.array([1, 2, -1]),
+        turn=np.zeros(3, np.int64),
+        stats={},
+    )
     adv, ret = ro.gae(roll, gamma=1.0, lam=0.5)
     a2 = 1.0 - 0.1
     a1 = 0.1 - 0.2 + 0.5 * a2
@@ -114,11 +135,43 @@ def test_gae_on_a_hand_built_trajectory():
 
 
 def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused():
-    parser = pa.build_parser()
-    cfg, preset = pa.config_from_args(parser.parse_args(["--config", "ppo_afterstate_2p", "--seed", "3"]))
-    assert preset == "ppo_afterstate_2p" and cfg.seed == 3 and cfg.players == 2 and cfg.rollout_worker
-    with pytest.raises(ValueError, match="algo 'td'"):
-        pa.config_from_args(parser.parse_args(["--config", "td_2p"]))
+    from shelfie_env.cli import build_parser
+    from shelfie_env.train.run import config_from_args
+
+    def parse(*argv: str):
+        return build_parser("train").parse_args(["train", *argv])
+
+    cfg = config_from_args(parse("--config", "ppo_afterstate_2p", "--seed", "3"))
+    assert isinstance(cfg, pa.PPOAfterstateConfig)
+    assert cfg.seed == 3 and cfg.players == 2 and cfg.rollout_worker and cfg.total_steps == 3_000_000
+    assert config_from_args(parse()) == pa.PPOAfterstateConfig()  # no flags: the default run
+    with pytest.raises(ValueError, match="run: shelfie train-td --config td_2p"):
+        config_from_args(parse("--config", "td_2p"))
+    with pytest.raises(
+        ValueError, match="is a config of --algo maskable_ppo, but --algo ppo_afterstate was given"
+    ):
+        config_from_args(parse("--algo", "ppo_afterstate", "--config", "ppo_2p"))
+
+
+def test_the_training_guide_shows_the_default_of_every_field():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text()
+    table = guide.split("Every field of `PPOAfterstateConfig`", 1)[1]
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")[2].strip()
+        for line in table.splitlines()
+        if line.startswith("| `")
+    }
+    defaults = pa.PPOAfterstateConfig()
+
+    def bare(text: str) -> str:  # 250,000 and 250_000 read 250000; [128, 128] reads [128,128]
+        return text.replace(",", "").replace(" ", "").replace("_", "")
+
+    for f in dataclasses.fields(pa.PPOAfterstateConfig):
+        value = getattr(defaults, f.name)
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        assert bare(rows[f.name]) == bare(shown), (f.name, rows[f.name])
 
 
 def test_a_value_network_is_not_taken_for_a_policy(tmp_path):
@@ -143,8 +196,22 @@ def test_config_refuses_bad_values():
 
 def test_a_short_run_trains_evaluates_exports_and_plays(tmp_path, capsys):
     run = tmp_path / "run"
-    args = ["--run-dir", str(run), "--total-steps", "300", "--games", "4", "--net-arch", "16", "16",
-            "--eval-games", "4", "--turns-per-batch", "32", "--no-rollout-worker"]
+    args = [
+        "--run-dir",
+        str(run),
+        "--total-steps",
+        "300",
+        "--games",
+        "4",
+        "--net-arch",
+        "16",
+        "16",
+        "--eval-games",
+        "4",
+        "--turns-per-batch",
+        "32",
+        "--no-rollout-worker",
+    ]
     assert pa.main(args) == 0
     out = capsys.readouterr().out
     assert "[eval] steps=" in out and f"ppo:path={run / 'best.npz'}" in out
@@ -164,8 +231,15 @@ def test_a_short_run_trains_evaluates_exports_and_plays(tmp_path, capsys):
 @pytest.mark.parametrize("worker", [False, True])
 def test_an_interrupted_run_resumes_exactly(tmp_path, worker):
     def config(run_dir):
-        return pa.PPOAfterstateConfig(total_steps=700, games=4, net_arch=[16], eval_games=0, turns_per_batch=32,
-                                      rollout_worker=worker, run_dir=str(run_dir))
+        return pa.PPOAfterstateConfig(
+            total_steps=700,
+            games=4,
+            net_arch=[16],
+            eval_games=0,
+            turns_per_batch=32,
+            rollout_worker=worker,
+            run_dir=str(run_dir),
+        )
 
     cut = pa.PPOAfterstateTrainer(config(tmp_path / "cut"))
     cut.run_dir.mkdir(parents=True)

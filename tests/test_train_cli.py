@@ -1,4 +1,5 @@
-"""What ``shelfie train`` and ``shelfie train-td`` say: presets, config errors, header and end lines, Ctrl-C."""
+"""What ``shelfie train`` and ``shelfie train-td`` say: algorithms, presets, config errors, header and end
+lines, Ctrl-C."""
 
 from __future__ import annotations
 
@@ -19,16 +20,24 @@ import pytest
 from shelfie_env import bots
 from shelfie_env.cli import build_parser, main
 from shelfie_env.rllib.train import RLlibConfig
-from shelfie_env.train.config import TrainConfig, preset_names, read_config
+from shelfie_env.train.config import (
+    PPOAfterstateConfig,
+    TrainConfig,
+    algo_config,
+    config_algo,
+    preset_names,
+    read_config,
+)
 from shelfie_env.train.fields import describe_type
 from shelfie_env.train.run import planned_steps
 from shelfie_env.train.td import TDConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_PPO = (
-    "--n-envs 2 --n-steps 128 --batch-size 128 --n-epochs 1 --net-arch 32 --eval-every 256 --eval-games 4 "
+    "--algo maskable_ppo --n-envs 2 --n-steps 128 --batch-size 128 --n-epochs 1 --net-arch 32 --eval-every 256 --eval-games 4 "
     "--save-every 256 --snapshot-every 256 --bc-games 3 --bc-epochs 1 --bc-dagger-rounds 0"
 ).split()
+TINY_AS = "--games 4 --net-arch 16 --eval-games 4 --turns-per-batch 32".split()
 TINY_TD = "--games 4 --eval-every 1 --eval-games 4 --net-arch 16 --eval-opponents greedy".split()
 
 
@@ -40,13 +49,15 @@ def _help_of(command: str) -> str:
 
 # ------------------------------------------------------------------ presets
 def test_each_command_lists_its_own_presets_and_names_the_other_commands():
-    from shelfie_env.train.config import OTHER_TRAINERS, read_config
-
     ppo, td = preset_names("train"), preset_names("train-td")
     assert ppo and td and not set(ppo) & set(td)
-    others = [n for n in preset_names() if read_config(n).get("algo") in OTHER_TRAINERS]
-    assert sorted(ppo + td + others) == preset_names()
-    for command, own, other, other_command in (("train", ppo, td, "train-td"), ("train-td", td, ppo, "train")):
+    assert sorted(ppo + td) == preset_names()
+    assert sorted(preset_names("ppo_afterstate") + preset_names("maskable_ppo")) == ppo
+    assert "ppo_afterstate_2p" in preset_names("ppo_afterstate") and "ppo_2p" in preset_names("maskable_ppo")
+    for command, own, other, other_command in (
+        ("train", ppo, td, "train-td"),
+        ("train-td", td, ppo, "train"),
+    ):
         text = _help_of(command)
         assert f"a preset ({', '.join(own)})" in text
         assert f"({', '.join(other)}) are for shelfie {other_command}" in text
@@ -57,8 +68,9 @@ def test_every_preset_is_accepted_by_its_command_and_sent_to_it_by_the_other(com
     other = "train-td" if command == "train" else "train"
     for name in preset_names(command):
         data = read_config(name, command=command)
+        cls = algo_config(config_algo(data)) if command == "train" else TDConfig
         data.pop("algo", None)
-        (TrainConfig if command == "train" else TDConfig)(**data)  # every field fits its config
+        cls(**data)  # every field fits its config
         assert main([other, "--config", name]) == 2
         err = capsys.readouterr().err
         assert f"run: shelfie {command} --config {name}" in err, err
@@ -66,7 +78,10 @@ def test_every_preset_is_accepted_by_its_command_and_sent_to_it_by_the_other(com
 
 def test_an_unknown_config_lists_the_commands_presets(capsys):
     assert main(["train-td", "--config", "nope"]) == 2
-    assert f"not a preset of shelfie train-td (presets: {', '.join(preset_names('train-td'))})" in capsys.readouterr().err
+    assert (
+        f"not a preset of shelfie train-td (presets: {', '.join(preset_names('train-td'))})"
+        in capsys.readouterr().err
+    )
 
 
 # -------------------------------------------------------------- field types
@@ -79,7 +94,7 @@ def _bad_value(expected: typing.Any) -> typing.Any:
 
 
 def _config_cases():
-    for cls in (TrainConfig, TDConfig, RLlibConfig):
+    for cls in (TrainConfig, PPOAfterstateConfig, TDConfig, RLlibConfig):
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
             yield pytest.param(cls, f.name, hints[f.name], id=f"{cls.__name__}.{f.name}")
@@ -115,11 +130,23 @@ def test_an_integer_for_a_float_field_is_taken_as_a_float():
     "argv, words",
     [
         (["train", "--total-steps", "-5"], "--total-steps must be positive, got -5"),
-        (["train", "--learning-rate", "-1"], "--learning-rate must be >= 0"),
+        (["train", "--learning-rate", "-1"], "--learning-rate must be > 0"),
         (["train", "--seed", "-1"], "--seed must be >= 0"),
-        (["train", "--gamma", "2"], "--gamma must be in (0, 1]"),
-        (["train", "--n-envs", "0"], "--n-envs must be positive"),
-        (["train", "--bc-teacher", "planner:threat=x"], "--bc-teacher: bot spec 'planner:threat=x'"),
+        (["train", "--gamma", "2"], "--gamma must be in [0, 1], got 2.0"),
+        (["train", "--games", "0"], "--games must be positive"),
+        (["train", "--players", "1"], "--players must be 2..4, got 1 (a solo policy: --algo maskable_ppo)"),
+        (
+            ["train", "--algo", "maskable_ppo", "--total-steps", "-5"],
+            "--total-steps must be positive, got -5",
+        ),
+        (["train", "--algo", "maskable_ppo", "--learning-rate", "-1"], "--learning-rate must be >= 0"),
+        (["train", "--algo", "maskable_ppo", "--seed", "-1"], "--seed must be >= 0"),
+        (["train", "--algo", "maskable_ppo", "--gamma", "2"], "--gamma must be in (0, 1]"),
+        (["train", "--algo", "maskable_ppo", "--n-envs", "0"], "--n-envs must be positive"),
+        (
+            ["train", "--config", "ppo_2p", "--bc-teacher", "planner:threat=x"],
+            "--bc-teacher: bot spec 'planner:threat=x'",
+        ),
         (["train-td", "--iterations", "-1"], "--iterations must be positive"),
         (["train-td", "--seed", "-2"], "--seed must be >= 0"),
         (["train-td", "--learning-rate", "0"], "--learning-rate must be positive"),
@@ -193,7 +220,10 @@ def test_a_solo_model_is_scored_by_the_arena():
 
     line = play_command("ppo", Path("runs/s/best.zip"), 1)
     assert line == "shelfie arena ppo:path=runs/s/best.zip --players 1 --games 200"
-    assert play_command("td", Path("a b/latest.npz"), 3) == "shelfie play --players 3 --bot 'td:path=a b/latest.npz'"
+    assert (
+        play_command("td", Path("a b/latest.npz"), 3)
+        == "shelfie play --players 3 --bot 'td:path=a b/latest.npz'"
+    )
 
 
 # -------------------------------------------------------------------- Ctrl-C
@@ -201,7 +231,12 @@ def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
     code = f"import sys; from shelfie_env.cli import main; sys.exit(main({argv!r}))"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", code], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=os.setpgrp,  # a process group of its own, which the test signals as Ctrl-C would
     )
     assert proc.stdout is not None
@@ -217,8 +252,18 @@ def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_in_train_td_prints_the_command_that_resumes_it(tmp_path, capsys, workers):
     run_dir = tmp_path / "t"
-    argv = ["train-td", *TINY_TD, "--eval-every", "0", "--iterations", "100000", "--run-dir", str(run_dir),
-            "--workers", workers]
+    argv = [
+        "train-td",
+        *TINY_TD,
+        "--eval-every",
+        "0",
+        "--iterations",
+        "100000",
+        "--run-dir",
+        str(run_dir),
+        "--workers",
+        workers,
+    ]
     rc, err = _interrupt(argv, "[td] iteration 2:", tmp_path)
     assert rc == 130, err
     assert "Traceback" not in err
@@ -239,7 +284,9 @@ def test_ctrl_c_in_train_prints_the_command_that_resumes_it(tmp_path):
     rc, err = _interrupt(argv, "[eval] steps=258", tmp_path)
     assert rc == 130, err
     assert "Traceback" not in err
-    assert err.strip().splitlines()[-1].strip() == f"shelfie train --resume --run-dir {run_dir} --export x.npz"
+    assert (
+        err.strip().splitlines()[-1].strip() == f"shelfie train --resume --run-dir {run_dir} --export x.npz"
+    )
     steps = json.loads((run_dir / "latest.json").read_text())["steps"]
     assert f"the last checkpoint is at {steps:,} steps" in err
 
@@ -266,8 +313,159 @@ def test_train_td_help_describes_every_field():
         assert docs[f.name] and helps[f.name].startswith(docs[f.name]), f.name
 
 
-def test_a_config_of_the_after_state_trainer_names_its_command() -> None:
-    from shelfie_env.train.config import check_command, read_config
+# ---------------------------------------------------------------- algorithms
+def test_train_with_no_algorithm_flag_runs_the_after_state_trainer_and_names_the_model_and_its_command(
+    tmp_path, capsys
+):
+    from shelfie_env.bots.learned.card import load_card
+    from shelfie_env.train.run import config_from_args
 
-    with pytest.raises(ValueError, match="run: python -m shelfie_env.train.ppo_afterstate --config ppo_afterstate_2p"):
-        check_command("ppo_afterstate_2p", read_config("ppo_afterstate_2p"), "train")
+    run_dir = tmp_path / "r"
+    assert (
+        main(["train", *TINY_AS, "--no-rollout-worker", "--total-steps", "300", "--run-dir", str(run_dir)])
+        == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(
+        "[train] PPO with the after-state policy, 2 players, 300 steps from random weights"
+    )
+    assert out[0].endswith(f"-> {run_dir}")
+    assert any(line.startswith("[eval] steps=") for line in out)
+    model = run_dir / "best.npz"
+    assert (
+        out[-2].startswith("[train] done: ")
+        and f" in {run_dir}; model {model} (the best periodic evaluation: " in out[-2]
+    )
+    _play_command_works(out[-1], "ppo", model)
+    card = load_card(model, num_players=2)
+    assert card["teacher"] == "none" and card["policy_head"] == "afterstate" and card["preset"] is None
+    words = shlex.split(card["train_command"])  # the card's command reproduces the run's config
+    args = build_parser("train").parse_args(words[1:])
+    assert dataclasses.asdict(config_from_args(args)) == card["config"]
+
+
+def test_the_after_state_preset_runs_through_shelfie_train(tmp_path, capsys):
+    from shelfie_env.bots.learned.card import load_card
+
+    run_dir, export = tmp_path / "p", tmp_path / "mine.npz"
+    argv = [
+        "train",
+        "--config",
+        "ppo_afterstate_2p",
+        *TINY_AS,
+        "--no-rollout-worker",
+        "--total-steps",
+        "200",
+        "--run-dir",
+        str(run_dir),
+        "--export",
+        str(export),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert (
+        out[0].startswith("[train] PPO with the after-state policy")
+        and "(config ppo_afterstate_2p)" in out[0]
+    )
+    config = json.loads((run_dir / "config.json").read_text())
+    recipe = read_config("ppo_afterstate_2p")
+    assert config["games"] == 4 and config["net_arch"] == [16] and config["total_steps"] == 200
+    assert all(config[k] == recipe[k] for k in ("learning_rate", "opp_greedy", "beta", "gae_lambda", "seed"))
+    assert (
+        out[-2].startswith("[train] done: ")
+        and f"model {export} (best.npz: the best periodic evaluation" in out[-2]
+    )
+    _play_command_works(out[-1], "ppo", export)
+    assert load_card(export, num_players=2)["preset"] == "ppo_afterstate_2p"
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (
+            ["--n-envs", "8"],
+            "--n-envs is an option of --algo maskable_ppo, not of ppo_afterstate (the default); "
+            "add --algo maskable_ppo to train with it",
+        ),
+        (["--bc-games", "0", "--progress"], "--bc-games, --progress are options of --algo maskable_ppo"),
+        (
+            ["--config", "ppo_2p", "--games", "8"],
+            "--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of --config ppo_2p)",
+        ),
+        (
+            ["--algo", "maskable_ppo", "--beta", "3"],
+            "--beta is an option of --algo ppo_afterstate, not of maskable_ppo",
+        ),
+        (
+            ["--algo", "ppo_afterstate", "--config", "ppo_2p"],
+            "--config ppo_2p is a config of --algo maskable_ppo, but --algo ppo_afterstate was given",
+        ),
+        (
+            ["--backend", "sb3", "--config", "ppo_afterstate_2p"],
+            "--config ppo_afterstate_2p is a config of --algo ppo_afterstate, but --backend sb3 is the backend of "
+            "--algo maskable_ppo",
+        ),
+        (["--backend", "rllib", "--games", "8"], "not used by --backend rllib: --games"),
+        (
+            ["--backend", "rllib", "--algo", "ppo_afterstate"],
+            "--backend rllib trains its own PPO, not --algo ppo_afterstate",
+        ),
+        (
+            ["--backend", "rllib", "--config", "ppo_afterstate_2p"],
+            "--config ppo_afterstate_2p is a config of --algo ppo_afterstate, not of --backend rllib",
+        ),
+    ],
+)
+def test_an_option_of_the_other_algorithm_is_named(argv, words, tmp_path, capsys):
+    assert main(["train", *argv, "--run-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert words in err, err
+    assert "Traceback" not in err and not (tmp_path / "r").exists()
+
+
+def test_resume_follows_the_algorithm_of_the_run_and_refuses_the_other(tmp_path, capsys):
+    ppo_run, as_run = tmp_path / "ppo", tmp_path / "as"
+    for run_dir, cfg in ((ppo_run, TrainConfig()), (as_run, PPOAfterstateConfig())):
+        run_dir.mkdir()
+        (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg)))
+    assert main(["train", "--resume", "--run-dir", str(as_run), "--algo", "maskable_ppo"]) == 2
+    assert (
+        f"{as_run} holds a run of --algo ppo_afterstate, but --algo maskable_ppo was given"
+        in capsys.readouterr().err
+    )
+    assert main(["train", "--resume", "--run-dir", str(ppo_run), "--games", "3"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of the run in {ppo_run})"
+        in err
+    )
+    assert main(["train", "--resume", "--run-dir", str(as_run)]) == 2  # config.json but no checkpoint yet
+    assert f"--resume: no checkpoint {as_run / 'latest.pt'}" in capsys.readouterr().err
+
+
+def test_a_directory_holding_a_run_of_either_algorithm_is_refused(tmp_path, capsys):
+    for checkpoint, argv in (("latest.pt", ["--algo", "maskable_ppo"]), ("latest.zip", [])):
+        run_dir = tmp_path / checkpoint
+        run_dir.mkdir()
+        (run_dir / checkpoint).write_bytes(b"")
+        assert main(["train", *argv, "--run-dir", str(run_dir)]) == 2
+        assert f"{run_dir} already holds a run; pass --resume" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_the_default_trainer_prints_the_command_that_resumes_it(tmp_path, capsys):
+    run_dir = tmp_path / "a"
+    argv = ["train", *TINY_AS, "--eval-games", "0", "--total-steps", "10000000", "--run-dir", str(run_dir)]
+    rc, err = _interrupt(argv, "[ppo-as] it 2 ", tmp_path)  # games played by the rollout worker process
+    assert rc == 130, err
+    assert "Traceback" not in err
+    resume = err.strip().splitlines()[-1].strip()
+    assert resume == f"shelfie train --resume --run-dir {run_dir}"
+    found = re.search(r"the last checkpoint is at ([\d,]+) steps", err)
+    assert found, err
+    steps = int(found.group(1).replace(",", ""))
+    assert steps > 0
+    # the printed command continues the run (here by one more iteration)
+    assert main([*shlex.split(resume)[1:], "--total-steps", str(steps + 1), "--no-rollout-worker"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert f"[ppo-as] resumed {run_dir} at {steps} steps" in out
+    assert out[-2].endswith(f"model {run_dir / 'latest.npz'} (the network when training ended)")

@@ -19,6 +19,8 @@ from shelfie_env.train.config import TrainConfig, field_docs
 from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
 TINY = [
+    "--algo",
+    "maskable_ppo",
     "--n-envs",
     "2",
     "--n-steps",
@@ -297,15 +299,15 @@ def test_soft_cloning_fits_the_teacher_and_needs_values():
 
 def test_soft_targets_with_a_teacher_without_values_fail_clearly(tmp_path):
     with pytest.raises(ValueError, match="bc_soft_tau"):
-        train_cli.run(
-            _args("--total-steps", "256", "--run-dir", str(tmp_path / "r"), "--bc-soft-tau", "0.1")
-        )
+        train_cli.run(_args("--total-steps", "256", "--run-dir", str(tmp_path / "r"), "--bc-soft-tau", "0.1"))
     with pytest.raises(ValueError, match="bc_soft_tau"):
         TrainConfig(bc_soft_tau=-1.0)
 
 
 def test_the_cards_train_command_reproduces_the_config():
-    cfg = TrainConfig(batched=True, net_arch=[64, 32], policy_head="expect", bc_soft_tau=0.05, run_dir="runs/x")
+    cfg = TrainConfig(
+        batched=True, net_arch=[64, 32], policy_head="expect", bc_soft_tau=0.05, run_dir="runs/x"
+    )
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
     words = shlex.split(train_cli.train_command(cfg))
@@ -415,7 +417,7 @@ def test_each_shipped_model_names_the_preset_that_reproduces_its_config():
 def test_config_files_and_bad_presets(tmp_path):
     from shelfie_env.train.config import read_config
 
-    (tmp_path / "r.toml").write_text('players = 1\ntotal_steps = 5000\n')
+    (tmp_path / "r.toml").write_text("players = 1\ntotal_steps = 5000\n")
     (tmp_path / "r.json").write_text('{"players": 1}')
     assert read_config(tmp_path / "r.toml") == {"players": 1, "total_steps": 5000}
     assert read_config(str(tmp_path / "r.json")) == {"players": 1}
@@ -448,7 +450,18 @@ def test_the_selftaught_recipe_reads_no_teacher_data(tmp_path, monkeypatch):
     monkeypatch.setattr(train_cli, "warm_start", no_teacher)
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
-    small = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "64", "--net-arch", "32", "--total-steps", "256"]
+    small = [
+        "--n-envs",
+        "8",
+        "--n-steps",
+        "32",
+        "--batch-size",
+        "64",
+        "--net-arch",
+        "32",
+        "--total-steps",
+        "256",
+    ]
     small += ["--eval-every", "256", "--eval-games", "2", "--run-dir", str(tmp_path / "runs" / "s")]
     assert train_cli.run(parser.parse_args(["--config", "selftaught_2p", *small])) == 0
     card = load_card(tmp_path / "runs" / "s" / "latest.zip", num_players=2)

@@ -41,18 +41,29 @@ OWN = ("num_env_runners", "address", "train_batch_size")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags only ``--backend rllib`` uses."""
     group = parser.add_argument_group("RLlib backend (--backend rllib)")
-    group.add_argument("--num-env-runners", type=int, default=None, help="remote sampling processes (default 0)")
     group.add_argument(
-        "--address", default=None, help="Ray cluster to join: auto, or ray://HOST:10001 (default: a local Ray)"
+        "--num-env-runners", type=int, default=None, help="remote sampling processes (default 0)"
     )
-    group.add_argument("--train-batch-size", type=int, default=None, help="env steps per iteration (default 4000)")
+    group.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster to join: auto, or ray://HOST:10001 (default: a local Ray)",
+    )
+    group.add_argument(
+        "--train-batch-size", type=int, default=None, help="env steps per iteration (default 4000)"
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
     """The :class:`RLlibConfig` of the flags (and of the resumed run's ``config.json``)."""
     from shelfie_env.rllib.train import RLlibConfig
+    from shelfie_env.train.config import PPOAfterstateConfig, TrainConfig
 
     fields = {f.name for f in dataclasses.fields(RLlibConfig)}
+    if getattr(args, "algo", None) == "ppo_afterstate":
+        raise ValueError(
+            "--backend rllib trains its own PPO, not --algo ppo_afterstate (drop --backend rllib)"
+        )
     data: dict[str, Any] = {}
     if getattr(args, "resume", False):
         path = Path(args.run_dir or RLlibConfig.run_dir) / "config.json"
@@ -68,23 +79,30 @@ def config_from_args(args: argparse.Namespace) -> Any:
                 f"--config {args.config} is a config of shelfie train-td, not shelfie train --backend rllib; "
                 f"run: shelfie train-td --config {args.config}"
             )
+        if extra.get("algo") == "ppo_afterstate":
+            raise ValueError(
+                f"--config {args.config} is a config of --algo ppo_afterstate, not of --backend rllib; "
+                f"run: shelfie train --config {args.config}"
+            )
+        if extra.get("algo") == "maskable_ppo":
+            extra.pop("algo")
         unknown = sorted(set(extra) - fields - {"backend"})
         if unknown:
             raise ValueError(f"{args.config}: not RLlib config field(s): {', '.join(unknown)}")
         data.update({k: v for k, v in extra.items() if k != "backend"})
-    from shelfie_env.train.config import TrainConfig
-
     unused = []
     flags: dict[str, str] = {}  # RLlibConfig field -> the flag's field that set it
-    for f in dataclasses.fields(TrainConfig):
-        value = getattr(args, f.name, None)
+    names = [f.name for f in dataclasses.fields(TrainConfig)]
+    names += [f.name for f in dataclasses.fields(PPOAfterstateConfig) if f.name not in names]
+    for name in names:
+        value = getattr(args, name, None)
         if value is None:
             continue
-        if f.name in SHARED:
-            data[SHARED[f.name]] = list(value) if isinstance(value, list) else value
-            flags[SHARED[f.name]] = f.name
+        if name in SHARED:
+            data[SHARED[name]] = list(value) if isinstance(value, list) else value
+            flags[SHARED[name]] = name
         else:
-            unused.append("--" + f.name.replace("_", "-"))
+            unused.append("--" + name.replace("_", "-"))
     if unused:
         raise ValueError(f"not used by --backend rllib: {', '.join(unused)}")
     for name in OWN:
@@ -132,8 +150,12 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         else:
-            print(f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again "
-                  "to start over", file=sys.stderr, flush=True)
+            print(
+                f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again "
+                "to start over",
+                file=sys.stderr,
+                flush=True,
+            )
         return 130
     state = json.loads((run_dir / "league.json").read_text())
     model = Path(export).with_suffix(".npz") if export else run_dir / "latest.npz"

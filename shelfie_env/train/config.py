@@ -1,8 +1,10 @@
-"""Training configuration: one typed dataclass, every field documented.
+"""Training configuration: one typed dataclass per ``shelfie train`` algorithm, every field documented.
 
-Command-line flags of ``shelfie train`` are generated from the fields
-(``--total-steps``, ``--players`` ...), and the whole config is stored in the
-model card, so a run can be reproduced from its card alone.
+:class:`PPOAfterstateConfig` is the default algorithm's (``--algo ppo_afterstate``),
+:class:`TrainConfig` MaskablePPO's (``--algo maskable_ppo``). Command-line flags of
+``shelfie train`` are generated from the fields (``--total-steps``, ``--players`` ...),
+and the whole config is stored in the model card, so a run can be reproduced from its
+card alone.
 """
 
 from __future__ import annotations
@@ -234,7 +236,9 @@ class TrainConfig:
         if self.export_from not in ("best", "latest"):
             raise ValueError(f"export_from must be best or latest, got {self.export_from!r}")
         if self.policy_head not in POLICY_HEADS:
-            raise ValueError(f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {self.policy_head!r}")
+            raise ValueError(
+                f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {self.policy_head!r}"
+            )
         if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):
             raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
 
@@ -252,45 +256,161 @@ class TrainConfig:
         return cls(**data)
 
 
+@dataclass
+class PPOAfterstateConfig:
+    """Hyper-parameters of one PPO run of the after-state policy (``shelfie train``, the default
+    ``--algo ppo_afterstate``); the defaults are its default run."""
+
+    players: int = 2
+    """Players per game (2-4)."""
+    total_steps: int = 250_000
+    """Learner decisions to train for (opponents' moves are not counted); training stops after
+    the first iteration that reaches it."""
+    games: int = 128
+    """Games played (in lockstep, to the end) per iteration."""
+    opp_greedy: float = 0.2
+    """Chance that a seat is ``greedy`` (at least one seat is always the learner)."""
+    margin_coef: float = 0.1
+    """Final reward: rank reward + ``margin_coef`` x (own - best rival score) / 50."""
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    """Hidden widths of the after-state MLP (``tanh``)."""
+    beta: float = 10.0
+    """Initial inverse temperature of the policy (learned)."""
+    learning_rate: float = 1e-3
+    """Adam step size."""
+    gamma: float = 1.0
+    """Discount per decision."""
+    gae_lambda: float = 0.9
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio."""
+    epochs: int = 2
+    """Passes over each iteration's decisions."""
+    turns_per_batch: int = 256
+    """Turns per minibatch (with all their decisions)."""
+    vf_coef: float = 1.0
+    """Weight of the critic's squared error."""
+    ent_coef: float = 0.0
+    """Entropy bonus."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping (0: none)."""
+    threads: int = 1
+    """Torch threads of the update (and of the rollout when played in this process)."""
+    rollout_worker: bool = True
+    """Play each iteration's games in a worker process while the update of the previous ones runs
+    (both cores busy; the games are played by the network of one update earlier, their
+    probabilities recorded, so the PPO ratio stays exact). ``false``: play, then update, in turn."""
+    seed: int = 0
+    """Seed of the weights, the dice, the seats and the sampling."""
+    eval_every: int = 100_000
+    """Learner steps between evaluations (0: only at the end)."""
+    eval_games: int = 200
+    """Arena games against ``greedy`` per evaluation (0: none)."""
+    run_dir: str = "runs/train"
+    """Checkpoints, logs and exported models."""
+
+    def __post_init__(self) -> None:
+        from shelfie_env.train.fields import check_types
+
+        check_types(self)
+        if not 2 <= self.players <= 4:
+            raise ValueError(f"players must be 2..4, got {self.players} (a solo policy: --algo maskable_ppo)")
+        if not 0.0 <= self.opp_greedy < 1.0:
+            raise ValueError(f"opp_greedy must be in [0, 1), got {self.opp_greedy}")
+        for name in ("total_steps", "games", "epochs", "turns_per_batch", "threads"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("beta", "learning_rate", "clip_range"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        if not self.net_arch or any(w <= 0 for w in self.net_arch):
+            raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
+        for name in (
+            "seed",
+            "eval_every",
+            "eval_games",
+            "vf_coef",
+            "ent_coef",
+            "max_grad_norm",
+            "margin_coef",
+        ):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+
+
 PRESETS = Path(__file__).with_name("presets")
 """The committed recipes (``<name>.toml``); each shipped model's card names its preset."""
 
 COMMANDS = ("train", "train-td")
 """The training commands; a config file or preset is for one of them."""
 
+ALGOS = ("ppo_afterstate", "maskable_ppo")
+"""The algorithms of ``shelfie train --algo``; the first is the default."""
 
-def _config_fields(command: str) -> set[str]:
-    if command == "train-td":
-        from shelfie_env.train.td import TDConfig
+DEFAULT_ALGO = ALGOS[0]
 
-        return {f.name for f in dataclasses.fields(TDConfig)} | {"algo"}
-    return {f.name for f in dataclasses.fields(TrainConfig)}
+
+def algo_config(algo: str) -> type:
+    """The config dataclass of a ``shelfie train`` algorithm."""
+    return {"ppo_afterstate": PPOAfterstateConfig, "maskable_ppo": TrainConfig}[algo]
+
+
+def algo_fields(algo: str) -> set[str]:
+    """The field names of :func:`algo_config` ``(algo)``."""
+    return {f.name for f in dataclasses.fields(algo_config(algo))}
+
+
+def _td_fields() -> set[str]:
+    from shelfie_env.train.td import TDConfig
+
+    return {f.name for f in dataclasses.fields(TDConfig)}
+
+
+def config_algo(data: dict[str, Any], default: str = DEFAULT_ALGO) -> str | None:
+    """The algorithm config ``data`` (a file, a preset or a run's ``config.json``) is for.
+
+    Its ``algo`` when it has one (``ppo_afterstate``, ``maskable_ppo`` or ``td``). Otherwise the
+    ``shelfie train`` algorithm whose config has every field of ``data``, ``default`` when both
+    have them all (a file of shared fields such as ``total_steps`` only); else ``td`` when they
+    are all :class:`~shelfie_env.train.td.TDConfig` fields; else ``None``.
+    """
+    if data.get("algo") is not None:
+        return str(data["algo"])
+    keys = set(data)
+    fitting = [algo for algo in ALGOS if keys <= algo_fields(algo)]
+    if fitting:
+        return default if default in fitting else fitting[0]
+    return "td" if keys <= _td_fields() else None
 
 
 def fits_command(data: dict[str, Any], command: str) -> bool:
     """Whether config ``data`` is for ``shelfie <command>``: a TD(lambda) config says ``algo = "td"``
-    or holds only :class:`~shelfie_env.train.td.TDConfig` fields; a ``shelfie train`` config holds
-    only :class:`TrainConfig` fields."""
+    or holds only :class:`~shelfie_env.train.td.TDConfig` fields; a ``shelfie train`` config says
+    ``algo = "ppo_afterstate"`` or ``"maskable_ppo"`` and holds only that algorithm's fields, or
+    says no ``algo`` and holds only the fields of one of them."""
     algo = data.get("algo")
-    if command == "train-td" and algo not in (None, "td"):
-        return False
-    if command == "train" and algo is not None:
-        return False
-    return set(data) <= _config_fields(command)
-
-
-OTHER_TRAINERS = {"ppo_afterstate": "python -m shelfie_env.train.ppo_afterstate"}
-"""``algo`` of a config -> the command of the trainer that reads it (trainers without a ``shelfie`` command)."""
+    keys = set(data) - {"algo"}
+    if command == "train-td":
+        return algo in (None, "td") and keys <= _td_fields()
+    if algo is None:
+        return any(keys <= algo_fields(a) for a in ALGOS)
+    return algo in ALGOS and keys <= algo_fields(str(algo))
 
 
 def check_command(source: str | Path, data: dict[str, Any], command: str) -> None:
     """``ValueError`` naming the command to run when config ``data`` (from ``--config source``) is
-    for another training command."""
+    for another training command, or naming the algorithms when its ``algo`` is none of them."""
     if fits_command(data, command):
         return
-    trainer = OTHER_TRAINERS.get(str(data.get("algo")))
-    if trainer is not None:
-        raise ValueError(f"--config {source} is a config of another trainer; run: {trainer} --config {source}")
+    algo = data.get("algo")
+    if algo is not None and algo not in (*ALGOS, "td"):
+        raise ValueError(
+            f"--config {source}: unknown algo {algo!r}; shelfie train runs {' or '.join(ALGOS)}, "
+            "shelfie train-td runs td"
+        )
     for other in COMMANDS:
         if other != command and fits_command(data, other):
             raise ValueError(
@@ -313,10 +433,13 @@ def check_resumed(run_dir: str | Path, data: dict[str, Any], command: str) -> No
 
 def preset_names(command: str | None = None) -> list[str]:
     """Names ``--config`` accepts besides a file path: every preset, or those of ``command``
-    (``"train"`` or ``"train-td"``)."""
+    (``"train"`` or ``"train-td"``), or those of a ``shelfie train`` algorithm (``"ppo_afterstate"``
+    or ``"maskable_ppo"``)."""
     names = sorted(p.stem for p in PRESETS.glob("*.toml"))
     if command is None:
         return names
+    if command in ALGOS:
+        return [n for n in preset_names("train") if config_algo(_parse(PRESETS / f"{n}.toml")) == command]
     return [n for n in names if fits_command(_parse(PRESETS / f"{n}.toml"), command)]
 
 

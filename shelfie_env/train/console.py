@@ -7,6 +7,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 
 def play_command(bot: str, model: str | Path, players: int) -> str:
@@ -17,6 +18,20 @@ def play_command(bot: str, model: str | Path, players: int) -> str:
         return f"shelfie arena {spec} --players 1 --games 200"
     table = "" if players == 2 else f" --players {players}"
     return f"shelfie play{table} --bot {spec}"
+
+
+def config_flags(config: Mapping[str, Any]) -> str:
+    """The flags that set every field of ``config`` (booleans as ``--x`` / ``--no-x``, lists as
+    several words; shell-quoted, so an empty string reads ``''``)."""
+
+    def flag(name: str, value: Any) -> str:
+        opt = name.replace("_", "-")
+        if isinstance(value, bool):
+            return f"--{opt}" if value else f"--no-{opt}"
+        words = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        return f"--{opt} {' '.join(shlex.quote(w) for w in words)}"
+
+    return " ".join(flag(k, v) for k, v in config.items())
 
 
 def resume_command(command: str, run_dir: str | Path, *extra: str) -> str:
@@ -36,7 +51,9 @@ def name_flags(message: str, given: Iterable[str] | Mapping[str, str]) -> str:
     return message
 
 
-def config_error(message: str, given: Iterable[str], source: str | None = None, from_file: Iterable[str] = ()) -> str:
+def config_error(
+    message: str, given: Iterable[str], source: str | None = None, from_file: Iterable[str] = ()
+) -> str:
     """A config error as the command line shows it: fields set by a flag named as the flag, and an
     error about a field read from ``--config source`` prefixed with that source."""
     out = name_flags(message, given)

@@ -11,11 +11,12 @@ iteration plays ``games`` whole games on the batched engine
 ``epochs`` passes of clipped PPO over minibatches of whole turns (a turn's
 after-states are valued once for all its decisions).
 
-Run it::
+It is ``shelfie train``'s default algorithm (``--algo ppo_afterstate``);
+``python -m shelfie_env.train.ppo_afterstate ARGS`` is ``shelfie train --algo ppo_afterstate ARGS``::
 
-    python -m shelfie_env.train.ppo_afterstate --config ppo_afterstate_2p
-    python -m shelfie_env.train.ppo_afterstate --run-dir runs/ppo_as --total-steps 500000
-    python -m shelfie_env.train.ppo_afterstate --run-dir runs/ppo_as --resume --total-steps 4000000
+    shelfie train                                     # the default run, into runs/train
+    shelfie train --config ppo_afterstate_2p          # the recipe of the shipped model
+    shelfie train --run-dir runs/ppo_as --resume --total-steps 1000000
 
 ``run_dir`` holds ``config.json``, ``latest.pt`` (network, optimiser, step count,
 random states: ``--resume`` continues exactly), ``latest.npz`` / ``best.npz`` with
@@ -26,13 +27,12 @@ their cards (playable as ``ppo:path=...``), ``eval.jsonl`` (arena games against
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,80 +51,10 @@ from shelfie_env.train.afterstate_torch import (
     state_values,
     turn_values,
 )
+from shelfie_env.train.config import PPOAfterstateConfig
 
 EVAL_SEED = deal_start("selection")
 """Dice seed of evaluation game 0: the selection deals (models are chosen on them, never on ``test``)."""
-
-
-@dataclass
-class PPOAfterstateConfig:
-    """One PPO run of the after-state policy."""
-
-    players: int = 2
-    """Players per game (2-4)."""
-    total_steps: int = 1_000_000
-    """Learner decisions to train for."""
-    games: int = 128
-    """Games played (in lockstep, to the end) per iteration."""
-    opp_greedy: float = 0.2
-    """Chance that a seat is ``greedy`` (at least one seat is always the learner)."""
-    margin_coef: float = 0.1
-    """Final reward: rank reward + ``margin_coef`` x (own - best rival score) / 50."""
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """Hidden widths of the after-state MLP (``tanh``)."""
-    beta: float = 10.0
-    """Initial inverse temperature of the policy (learned)."""
-    learning_rate: float = 1e-3
-    """Adam step size."""
-    gamma: float = 1.0
-    """Discount per decision."""
-    gae_lambda: float = 0.9
-    """GAE lambda."""
-    clip_range: float = 0.2
-    """PPO clipping of the probability ratio."""
-    epochs: int = 2
-    """Passes over each iteration's decisions."""
-    turns_per_batch: int = 256
-    """Turns per minibatch (with all their decisions)."""
-    vf_coef: float = 1.0
-    """Weight of the critic's squared error."""
-    ent_coef: float = 0.0
-    """Entropy bonus."""
-    max_grad_norm: float = 1.0
-    """Gradient clipping (0: none)."""
-    threads: int = 1
-    """Torch threads of the update (and of the rollout when played in this process)."""
-    rollout_worker: bool = True
-    """Play each iteration's games in a worker process while the update of the previous ones runs
-    (both cores busy; the games are played by the network of one update earlier, their
-    probabilities recorded, so the PPO ratio stays exact). ``false``: play, then update, in turn."""
-    seed: int = 0
-    """Seed of the weights, the dice, the seats and the sampling."""
-    eval_every: int = 200_000
-    """Learner steps between evaluations (0: only at the end)."""
-    eval_games: int = 200
-    """Arena games against ``greedy`` per evaluation (0: none)."""
-    run_dir: str = "runs/ppo_afterstate"
-    """Checkpoints, logs and exported models."""
-
-    def __post_init__(self) -> None:
-        if not 2 <= self.players <= 4:
-            raise ValueError(f"players must be 2..4, got {self.players}")
-        if not 0.0 <= self.opp_greedy < 1.0:
-            raise ValueError(f"opp_greedy must be in [0, 1), got {self.opp_greedy}")
-        for name in ("total_steps", "games", "epochs", "turns_per_batch", "threads"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("beta", "learning_rate", "clip_range"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        if not 0.0 <= self.gamma <= 1.0 or not 0.0 <= self.gae_lambda <= 1.0:
-            raise ValueError("gamma and gae_lambda must be in [0, 1]")
-        if not self.net_arch or any(w <= 0 for w in self.net_arch):
-            raise ValueError(f"net_arch must be positive widths, got {self.net_arch}")
-        for name in ("eval_every", "eval_games", "vf_coef", "ent_coef", "max_grad_norm", "margin_coef"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -191,8 +121,15 @@ def evaluate_policy(net: AfterstatePolicyNet, cfg: PPOAfterstateConfig, games: i
     bot = numpy_bot(net, cfg)
     n = cfg.players
     field_bots = {f"greedy#{k}": make("greedy") for k in range(2, n)}
-    res = run_arena(["learner", "greedy", *field_bots], n, games, EVAL_SEED, workers=1, ratings=False,
-                    bots={"learner": bot, **field_bots})
+    res = run_arena(
+        ["learner", "greedy", *field_bots],
+        n,
+        games,
+        EVAL_SEED,
+        workers=1,
+        ratings=False,
+        bots={"learner": bot, **field_bots},
+    )
     if n == 2:
         pair = res["pairings"][0]
         keys = ("games", "wins", "ties", "losses", "win_rate", "win_ci95", "mean_score")
@@ -212,7 +149,9 @@ def play_with(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: in
     net = AfterstatePolicyNet(cfg.players, list(cfg.net_arch), cfg.beta)
     net.load_state_dict(state)
     net.eval()
-    return play_rollout(net, cfg.games, cfg.players, cfg.opp_greedy, cfg.margin_coef, np.random.default_rng(seed))
+    return play_rollout(
+        net, cfg.games, cfg.players, cfg.opp_greedy, cfg.margin_coef, np.random.default_rng(seed)
+    )
 
 
 def _worker_job(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: int) -> Rollout:
@@ -221,9 +160,12 @@ def _worker_job(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: 
 
 
 def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: end this process when the trainer that started it is gone (killed)."""
-    import os
+    """Worker initializer: leave Ctrl-C to the trainer (it ends the worker), and end this process
+    when the trainer that started it is gone (killed)."""
+    import signal
     import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -260,9 +202,14 @@ class RolloutSource:
             return self.future.result()
         return play_with(self.cfg, *self.future)
 
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+    def close(self, wait: bool = True) -> None:
+        """Shut the worker down; ``wait=False`` ends it at once, its games unfinished."""
+        if self.pool is None:
+            return
+        if not wait:
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                process.terminate()
+        self.pool.shutdown(wait=wait, cancel_futures=True)
 
 
 class PPOAfterstateTrainer:
@@ -346,8 +293,7 @@ class PPOAfterstateTrainer:
                 "bot": "ppo",
                 "policy_head": "afterstate",
                 "preset": self.preset,
-                "train_command": "python -m shelfie_env.train.ppo_afterstate "
-                + (f"--config {self.preset}" if self.preset else f"--run-dir {self.cfg.run_dir}"),
+                "train_command": train_command(self.cfg),
             },
         )
         write_card(path, card)
@@ -358,8 +304,18 @@ class PPOAfterstateTrainer:
         """Action values and log-probabilities of every legal action of a minibatch's decisions."""
         out = self.net(b["feats"])
         v = turn_values(out, b["over"], b["exact"], b["cand_turn"], b["cand_slot"], b["n_turns"])
-        q = action_values(v, keep_values(v), b["turn"], b["reroll"], b["keep_idx"], b["final_idx"],
-                          b["two_rolls"], b["pair_dec"], b["pair_act"], b["pair_slot"])
+        q = action_values(
+            v,
+            keep_values(v),
+            b["turn"],
+            b["reroll"],
+            b["keep_idx"],
+            b["final_idx"],
+            b["two_rolls"],
+            b["pair_dec"],
+            b["pair_act"],
+            b["pair_slot"],
+        )
         return q, torch.log_softmax(policy_logits(q, b["legal"], self.net.beta), 1)
 
     def proximal_logp(self, batches: TurnBatches) -> np.ndarray:
@@ -386,7 +342,9 @@ class PPOAfterstateTrainer:
         batches = TurnBatches(roll, adv, ret)
         prox = self.proximal_logp(batches) if stale else roll.logp
         batches.prox = prox
-        stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "entropy", "clipfrac", "kl", "offpolicy")}
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("pg", "vf", "entropy", "clipfrac", "kl", "offpolicy")
+        }
         for _ in range(cfg.epochs):
             perm = self.rng.permutation(batches.n_turns)
             for i in range(0, len(perm), cfg.turns_per_batch):
@@ -493,80 +451,148 @@ class PPOAfterstateTrainer:
             self.load()
             log(f"[ppo-as] resumed {self.run_dir} at {self.steps} steps")
         elif (self.run_dir / "latest.pt").exists():
-            raise FileExistsError(f"{self.run_dir} already holds a run; pass --resume or choose another --run-dir")
+            raise FileExistsError(
+                f"{self.run_dir} already holds a run; pass --resume or choose another --run-dir"
+            )
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(self.cfg), indent=2) + "\n")
         self.source = RolloutSource(self.cfg)
         try:
-            if self.pending is not None:  # resumed with a rollout under way: play it again, same weights and seed
+            if (
+                self.pending is not None
+            ):  # resumed with a rollout under way: play it again, same weights and seed
                 self.source.start(*self.pending[:2])
             while self.steps < self.cfg.total_steps:
                 self.iterate(log)
         finally:
-            self.source.close()
+            self.source.close(wait=sys.exc_info()[0] is None)
             self.source = None
         return self.run_dir
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m shelfie_env.train.ppo_afterstate",
-        description="PPO with an after-state policy from random weights (no teacher).",
+def train_command(cfg: PPOAfterstateConfig) -> str:
+    """The ``shelfie train`` command line that reproduces ``cfg`` (every field)."""
+    from shelfie_env.train.console import config_flags
+
+    return f"shelfie train --algo ppo_afterstate {config_flags(dataclasses.asdict(cfg))}"
+
+
+def describe(cfg: PPOAfterstateConfig) -> str:
+    """One line saying what a run will do."""
+    if not cfg.eval_games:
+        evaluation = "no evaluation"
+    else:
+        when = f"every {cfg.eval_every:,} steps and at the end" if cfg.eval_every else "at the end"
+        evaluation = f"evaluated against greedy {when} ({cfg.eval_games} games, selection deals)"
+    seats = f", greedy in {cfg.opp_greedy:.0%} of the seats" if cfg.opp_greedy else ""
+    return (
+        f"PPO with the after-state policy, {cfg.players} players, {cfg.total_steps:,} steps from random "
+        f"weights (no teacher), network {list(cfg.net_arch)}, {cfg.games} games per iteration{seats}, {evaluation}"
     )
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir exactly")
-    parser.add_argument("--config", help="a preset (ppo_afterstate_2p) or a TOML/JSON file of config fields")
-    defaults = PPOAfterstateConfig()
-    for f in dataclasses.fields(PPOAfterstateConfig):
-        default = getattr(defaults, f.name)
-        flag = "--" + f.name.replace("_", "-")
-        if isinstance(default, list):
-            parser.add_argument(flag, dest=f.name, type=int, nargs="+", default=None, help=f"(default {default})")
-        elif isinstance(default, bool):
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
-                                help=f"(default {default})")
-        else:
-            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=f"(default {default})")
-    return parser
 
 
-def config_from_args(args: argparse.Namespace) -> tuple[PPOAfterstateConfig, str | None]:
-    """The run's config and preset name: ``config.json`` of the run when resuming, then ``--config``
-    (a preset or a file), then the flags given."""
-    from shelfie_env.train.config import preset_names, read_config
+def checkpoint_steps(run_dir: Path) -> int | None:
+    """The step count of a run's last checkpoint (``latest.pt``, what ``--resume`` continues from)."""
+    latest = Path(run_dir) / "latest.pt"
+    if not latest.is_file():
+        return None
+    return int(torch.load(latest, weights_only=False)["steps"])
 
-    data: dict[str, Any] = {}
-    if args.resume:
-        path = Path(args.run_dir or PPOAfterstateConfig.run_dir) / "config.json"
-        if not path.is_file():
-            raise FileNotFoundError(f"--resume: no {path}")
-        data.update(json.loads(path.read_text()))
-    preset = args.config if args.config in preset_names() else None
-    if args.config:
-        extra = read_config(args.config)
-        algo = extra.pop("algo", "ppo_afterstate")
-        if algo != "ppo_afterstate":
-            raise ValueError(f"--config {args.config}: a recipe for algo {algo!r}, not ppo_afterstate")
-        data.update(extra)
-    names = {f.name for f in dataclasses.fields(PPOAfterstateConfig)}
-    data.update({k: getattr(args, k) for k in names if getattr(args, k) is not None})
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
-    return PPOAfterstateConfig(**data), preset
+
+def evaluations(run_dir: Path) -> list[dict[str, Any]]:
+    """Every evaluation of a run (``eval.jsonl``), oldest first."""
+    log = Path(run_dir) / "eval.jsonl"
+    if not log.is_file():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def _win_rate(rec: dict[str, Any]) -> str:
+    res = rec["greedy"]
+    return f"{res['win_rate']:.1%} against greedy in {res['games']} games on the selection deals, at {rec['steps']:,} steps"
+
+
+def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Path, source: Path) -> str:
+    """The last lines of a run: steps trained, the model file, its evaluation and the command that plays it."""
+    from shelfie_env.train.console import play_command
+
+    evals = evaluations(run_dir)
+    if source.stem == "best" and evals:
+        best = max(evals, key=lambda r: r["greedy"]["win_rate"])  # the first of equals, as the trainer keeps
+        what = f"the best periodic evaluation: {_win_rate(best)}"
+        if evals[-1] is not best:
+            what += f"; the last: {_win_rate(evals[-1])}"
+    else:
+        what = "the network when training ended"
+    origin = f"{source.name}: {what}" if model != source else what
+    return (
+        f"[train] done: {steps:,} steps in {run_dir}; model {model} ({origin})\n"
+        f"play it: {play_command('ppo', model, cfg.players)}"
+    )
+
+
+def interrupted_message(cfg: PPOAfterstateConfig, export: Path | None) -> str:
+    """What Ctrl-C prints: where the run stands and the command that continues it."""
+    from shelfie_env.train.console import resume_command
+
+    run_dir = Path(cfg.run_dir)
+    steps = checkpoint_steps(run_dir)
+    if steps is None:
+        return f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again to start over"
+    extra = ("--export", str(export)) if export is not None else ()
+    return (
+        f"\ninterrupted; the last checkpoint is at {steps:,} steps ({run_dir / 'latest.pt'}). "
+        f"Continue with:\n  {resume_command('train', run_dir, *extra)}"
+    )
+
+
+def export_model(source: Path, export: Path) -> Path:
+    """Copy model ``source`` (``.npz``) and its card to ``export`` (suffix ``.npz``); returns the new path."""
+    target = Path(export).with_suffix(".npz")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    shutil.copyfile(source.with_suffix(".json"), target.with_suffix(".json"))
+    return target
+
+
+def train_cli(
+    cfg: PPOAfterstateConfig,
+    preset: str | None = None,
+    resume: bool = False,
+    export: Path | None = None,
+) -> int:
+    """Run ``cfg`` as ``shelfie train`` does: a header, the trainer's log, then the model and the
+    command that plays it (or, on Ctrl-C, the command that continues the run); returns the exit status."""
+    run_dir = Path(cfg.run_dir)
+    if resume and not (run_dir / "latest.pt").is_file():
+        print(f"shelfie train: --resume: no checkpoint {run_dir / 'latest.pt'}", file=sys.stderr)
+        return 2
+    source = f" (config {preset})" if preset else ""
+    print(f"[train] {describe(cfg)}{source} -> {run_dir}", flush=True)
+    trainer = PPOAfterstateTrainer(cfg, preset)
+    try:
+        trainer.run(resume=resume, log=lambda s: print(s, flush=True))
+    except (FileExistsError, FileNotFoundError) as exc:
+        print(f"shelfie train: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(interrupted_message(cfg, export), file=sys.stderr, flush=True)
+        return 130
+    best = run_dir / "best.npz"
+    source_model = best if best.is_file() else run_dir / "latest.npz"
+    model = source_model
+    if export is not None:
+        model = export_model(source_model, export)
+        print(f"exported {source_model} -> {model} and {model.with_suffix('.json')}", flush=True)
+    print(done_message(cfg, run_dir, trainer.steps, model, source_model), flush=True)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        cfg, preset = config_from_args(args)
-        run_dir = PPOAfterstateTrainer(cfg, preset).run(resume=args.resume, log=lambda s: print(s, flush=True))
-    except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"ppo_afterstate: {exc}", file=sys.stderr)
-        return 2
-    best = run_dir / "best.npz"
-    model = best if best.is_file() else run_dir / "latest.npz"
-    print(f"[done] model {model}; play it: shelfie arena ppo:path={model} greedy --games 2000 --seed 0", flush=True)
-    return 0
+    """``python -m shelfie_env.train.ppo_afterstate ARGS``: ``shelfie train --algo ppo_afterstate ARGS``."""
+    from shelfie_env.cli import main as shelfie
+
+    return shelfie(["train", "--algo", "ppo_afterstate", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
