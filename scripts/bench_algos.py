@@ -202,9 +202,20 @@ def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
     torch.set_num_threads(1)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     cfg = RLlibConfig(
-        players=2, num_env_runners=0, num_envs_per_env_runner=N_ENVS, hidden=[256, 256], learning_rate=3e-4,
-        entropy_coeff=0.01, gamma=0.995, train_batch_size=4096, minibatch_size=512, num_epochs=4,
-        p_random=0.5, p_greedy=0.5, snapshots=1, seed=seed,
+        players=2,
+        num_env_runners=0,
+        num_envs_per_env_runner=N_ENVS,
+        hidden=[256, 256],
+        learning_rate=3e-4,
+        entropy_coeff=0.01,
+        gamma=0.995,
+        train_batch_size=4096,
+        minibatch_size=512,
+        num_epochs=4,
+        p_random=0.5,
+        p_greedy=0.5,
+        snapshots=1,
+        seed=seed,
     )
     algo = ppo_config(cfg).build_algo()
 
@@ -257,7 +268,9 @@ class Curve:
         train_s = self.train_s()
         res = play(bot, "greedy", self.games)
         self.eval_s += time.time() - t0
-        self.points.append({"decisions": int(decisions), "train_s": round(train_s, 1), "win_rate": res["win_rate"]})
+        self.points.append(
+            {"decisions": int(decisions), "train_s": round(train_s, 1), "win_rate": res["win_rate"]}
+        )
         print(json.dumps({"curve": self.points[-1]}), flush=True)
 
 
@@ -276,7 +289,9 @@ class RawChoiceBot(PPOBot):
 
 def play(bot: Any, opponent: str, games: int) -> dict[str, Any]:
     """An arena run of ``bot`` against ``opponent`` (dice seeds ``EVAL_SEED + i``, seats rotated, common dice)."""
-    result = run_arena(["learner", opponent], 2, games, EVAL_SEED, workers=1, ratings=False, bots={"learner": bot})
+    result = run_arena(
+        ["learner", opponent], 2, games, EVAL_SEED, workers=1, ratings=False, bots={"learner": bot}
+    )
     pair = result["pairings"][0]
     out = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "mean_score", "sd_score")}
     out["ci95"] = pair["win_ci95"]
@@ -292,13 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
     parser.add_argument("--eval-games", type=int, default=1000, help="games against each evaluation opponent")
     parser.add_argument(
-        "--deals", default="test", help="deal set of the evaluation and curve games: test, selection or a first seed"
+        "--deals",
+        default="test",
+        help="deal set of the evaluation and curve games: test, selection or a first seed",
     )
     parser.add_argument(
         "--algos", nargs="+", default=list(LEARNERS), choices=LEARNERS, help="learners to train"
     )
     parser.add_argument("--curve-every", type=int, default=0, help="decisions between curve points (0: none)")
-    parser.add_argument("--curve-games", type=int, default=200, help="games against greedy at each curve point")
+    parser.add_argument(
+        "--curve-games", type=int, default=200, help="games against greedy at each curve point"
+    )
     parser.add_argument("--plot", type=Path, help="write the learning curves here (PNG)")
     parser.add_argument(
         "--out", type=Path, default=Path("artifacts/benchmark.json"), help="results JSON (default artifacts/)"
@@ -381,7 +400,9 @@ def merge(path: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     new = {key(r) for r in rows}
     old = [r for r in json.loads(path.read_text())["rows"] if key(r) not in new]
     order = {name: i for i, name in enumerate(("random", "greedy", *LEARNERS))}
-    return sorted(old + rows, key=lambda r: (order.get(r["learner"], 99), r["steps"], r["seed"] or 0, r["mode"]))
+    return sorted(
+        old + rows, key=lambda r: (order.get(r["learner"], 99), r["steps"], r["seed"] or 0, r["mode"])
+    )
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:

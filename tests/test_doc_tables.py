@@ -23,7 +23,9 @@ from shelfie_env.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-COMMAND = re.compile(r"shelfie (?:play|replay|serve|arena|eval|train-td|train)(?: --backend rllib)?\b|scripts/\w+\.py")
+COMMAND = re.compile(
+    r"shelfie (?:play|replay|serve|arena|eval|train-td|train)(?: --backend rllib)?\b|scripts/\w+\.py"
+)
 CONFIG = re.compile(r"\b(TrainConfig|TDConfig)\b")
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
 
@@ -63,7 +65,8 @@ def tables(doc: Path) -> list[Table]:
 ALL_TABLES = [t for doc in DOCS for t in tables(doc)]
 OPTION_TABLES = [t for t in ALL_TABLES if t.header[0].lower() in ("option", "flag")]
 FIELD_TABLES = [
-    t for t in ALL_TABLES
+    t
+    for t in ALL_TABLES
     if t.header[0].lower() == "field" and any(CONFIG.search(line) for line in t.above[:40])
 ]
 
@@ -121,8 +124,15 @@ def table_options(table: Table, known: set[str]) -> set[str]:
 
 def test_the_docs_have_option_and_field_tables():
     documented = {documented_command(t) for t in OPTION_TABLES}
-    assert {"shelfie play", "shelfie serve", "shelfie train --backend rllib", "scripts/bench_algos.py"} <= documented
-    configs = {CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)}
+    assert {
+        "shelfie play",
+        "shelfie serve",
+        "shelfie train --backend rllib",
+        "scripts/bench_algos.py",
+    } <= documented
+    configs = {
+        CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)
+    }
     assert {"TrainConfig", "TDConfig"} <= configs
 
 
@@ -132,7 +142,9 @@ def test_an_option_table_lists_exactly_the_parsers_options(table):
     real = parser_options(command) - set(FLAG.findall(command))
     shown = table_options(table, real)
     assert not real - shown, f"{table}: options of `{command}` missing from the table: {sorted(real - shown)}"
-    assert not shown - real, f"{table}: options in the table that `{command}` does not have: {sorted(shown - real)}"
+    assert not shown - real, (
+        f"{table}: options in the table that `{command}` does not have: {sorted(shown - real)}"
+    )
 
 
 @pytest.mark.parametrize("table", FIELD_TABLES, ids=str)
