@@ -482,7 +482,7 @@ def table(rows: list[dict[str, Any]], opponents: list[str] | None = None) -> str
         out.append(
             f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | {benchmark.budget_label(r['steps'])} | "
             f"{r.get('decisions', r['steps']):,} | {r['train_s']:,.0f} | {_rate(g['raw'])} | {_rate(g['corrected'])} | "
-            f"{'-' if vr is None else f'{vr:.1f}x'} | {g['games']} ({g['deals']}) | "
+            f"{f'{vr:.1f}x' if vr else '-'} | {g['games']} ({g['deals']}) | "
             f"{100 * g['win_rate']:.1f}% ({100 * g['win_ci95'][0]:.1f}–{100 * g['win_ci95'][1]:.1f}) | "
             + "".join(f"{_rate(r.get(f'vs_{o}', {}).get('corrected'))} | " for o in others)
             + f"{_percent(r.get('illegal_first_choice_rate'))} |"

@@ -143,7 +143,8 @@ def aggregate(
                 "mean_ci95": [float(ci[name][0][1]), float(ci[name][1][1])],
                 "raw_mean": float(score_matrix(rows, side="raw").mean()),
                 "win_rate_mean": float(np.mean([r["vs_greedy"]["win_rate"] for r in rows])),
-                "variance_ratio_mean": _mean([r["vs_greedy"].get("variance_ratio") for r in rows]),
+                # a run whose raw results do not vary (every game lost) has no variance factor
+                "variance_ratio_mean": _mean([r["vs_greedy"].get("variance_ratio") or None for r in rows]),
                 "others": {
                     o: _mean(
                         [
