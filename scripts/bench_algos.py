@@ -1,15 +1,18 @@
 """Benchmark RL algorithms on 2-player shelfie under one fixed protocol (docs/benchmark.md).
 
-    .venv/bin/python scripts/bench_algos.py                  # full protocol
-    .venv/bin/python scripts/bench_algos.py --steps 20000 --seeds 0 --eval-games 100   # quick look
+    .venv/bin/python scripts/bench_algos.py --steps 1M --seeds 0 1 2          # every learner, 1M decisions
+    .venv/bin/python scripts/bench_algos.py --steps 5000 --seeds 0 --eval-games 20 --algos ppo_afterstate
+    .venv/bin/python scripts/bench_report.py artifacts/benchmark.json         # IQM over seeds (rliable)
 
-Every learner trains from scratch for ``--steps`` learner decisions in
-``shelfie/Versus-v0`` against a fixed opponent mix (each episode: ``random``
-or ``greedy``, probability 1/2 each, learner seat random, rank reward + the
-documented margin shaping), on 8 envs in one process, one torch thread. Then
-it plays ``--eval-games`` arena games (:func:`shelfie_env.arena.run_arena`, the
-``--deals`` deal set, ``test`` by default: dice seeds 30,000,000 + i, seats rotated)
-against ``greedy`` and against ``random`` with its most likely legal action.
+Every learner trains from random weights for ``--steps`` learner decisions
+(:mod:`shelfie_env.train.benchmark`: ``shelfie/Versus-v0`` against ``random`` or
+``greedy``, probability 1/2 each per episode, learner seat random, rank reward +
+the documented margin shaping; ``ppo_afterstate`` against its own recipe's
+opponents: itself, ``greedy`` in a fifth of the seats), one torch thread. Then
+:func:`shelfie_env.arena.evaluate` plays it ``--eval-games`` games against each of
+``--opponents`` on the ``--deals`` deal set (``test``: dice seeds 30,000,000 + i),
+every deal under both seatings, with common dice, and records the raw and the
+luck-corrected score rate with 95 % intervals, the variance factor and the win rate.
 
 Learners:
 
@@ -17,6 +20,8 @@ Learners:
 * ``maskable_ppo_expect`` - the same with the expectimax policy head
   (``shelfie_env.train.policy.ExpectHeadPolicy``): learned placement values,
   rerolls by the exact expectation over the dice;
+* ``ppo_afterstate`` - the no-teacher after-state PPO trainer
+  (``shelfie_env.train.ppo_afterstate``, the ``ppo_afterstate_2p`` preset's settings);
 * ``rllib_ppo`` - RLlib PPO (``shelfie_env.rllib``: masked module, 2 x 256,
   the same PPO settings, batches of 4,096 env steps) against the same opponents;
 * ``td`` - TD(lambda) on after-state values with the planner's exact search over
@@ -25,23 +30,25 @@ Learners:
 * ``a2c`` - SB3 A2C, which has no masks. In training an illegal action costs
   ``-0.1`` reward and leaves the position unchanged; the 10th illegal action in
   a row ends the game as a loss (-1). In play it takes the most likely legal
-  action (masking added at inference only); the ``raw`` row also reports how
-  often its unmasked first choice would have been illegal;
-* ``random`` and ``greedy`` - the built-in bots, evaluated the same way
-  (no training).
+  action (masking added at inference only); its row also reports how often its
+  unmasked first choice would have been illegal.
+
+``--bots`` adds rows without training (``random``, ``greedy``, ``planner``,
+``openspiel-mcts`` with ``--mcts-simulations``), evaluated the same way.
 
 Every ``--curve-every`` learner decisions the learner plays ``--curve-games``
-arena games against ``greedy`` (the same dice seeds): the learning curve, over
-decisions and training seconds. Writes ``--out`` (default
-``artifacts/benchmark.json``; rows of an existing file are kept unless a new run
-replaces them), ``--plot`` (the curves) and prints the Markdown table.
+plain arena games against ``greedy`` on the ``selection`` deals (cheap: no
+duplicate seatings, no luck measurement), recorded over learner decisions and
+training seconds. Rows are merged into ``--out`` (default
+``artifacts/benchmark.json``; a new row replaces an old one of the same learner,
+seed, budget and protocol), ``--plot`` draws the curves, and the script prints
+a Markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -49,19 +56,20 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from shelfie_env.arena import run_arena
-from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots import make
 from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import Game
-from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
+from shelfie_env.train import benchmark
 
-EVAL_SEED = deal_start("test")
-"""First dice seed of the evaluation games (``--deals`` sets it)."""
 N_ENVS = 8
-LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo")
+LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo", "ppo_afterstate")
+BOTS = ("random", "greedy", "planner", "openspiel-mcts")
+"""Rows without training ``--bots`` can add."""
+AFTERSTATE_PRESET = "ppo_afterstate_2p"
+OWN_OPPONENTS = {"ppo_afterstate": "its recipe's: itself, greedy in 1/5 of the seats"}
+"""Learners trained against other opponents than :data:`benchmark.TRAIN_OPPONENTS`."""
 
 
 class IllegalActionPenalty(gym.Wrapper):
@@ -96,8 +104,7 @@ def make_env(algo: str, seed: int, i: int) -> Any:
     def thunk():
         from stable_baselines3.common.monitor import Monitor
 
-        pool = OpponentPool(opp_random=0.5, opp_greedy=0.5, seed=seed * 100 + i)
-        env: gym.Env = SelfPlayEnv(2, pool, margin_coef=0.1, seed=seed * 100 + i)
+        env: gym.Env = benchmark.train_env(seed, i)
         if algo == "a2c":
             env = IllegalActionPenalty(env)
         return Monitor(env)
@@ -105,12 +112,15 @@ def make_env(algo: str, seed: int, i: int) -> Any:
     return thunk
 
 
-def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
-    """Train ``algo`` for ``steps`` learner decisions; returns its playing bot and training seconds."""
+def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float, int]:
+    """Train ``algo`` for ``steps`` learner decisions; returns its playing bot (or numpy policy),
+    training seconds and the decisions actually trained."""
     if algo == "td":
         return train_td(steps, seed, curve)
     if algo == "rllib_ppo":
         return train_rllib(steps, seed, curve)
+    if algo == "ppo_afterstate":
+        return train_ppo_afterstate(steps, seed, curve)
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -160,10 +170,10 @@ def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
     venv.close()
     policy_np = NumpyPolicy.from_sb3(model.policy)
     curve.add(model.num_timesteps, PPOBot(policy_np, 2), final=True)
-    return policy_np, wall
+    return policy_np, wall, int(model.num_timesteps)
 
 
-def train_td(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
+def train_td(steps: int, seed: int, curve: Curve) -> tuple[Any, float, int]:
     """TD(lambda) with the ``td_2p`` network and step sizes, against the benchmark's opponent mix."""
     import tempfile
 
@@ -187,10 +197,47 @@ def train_td(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
         wall = curve.train_s()
         bot = ValueBot(trainer.numpy_net())
     curve.add(trainer.decisions, bot, final=True)
-    return bot, wall
+    return bot, wall, int(trainer.decisions)
 
 
-def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
+def train_ppo_afterstate(steps: int, seed: int, curve: Curve) -> tuple[Any, float, int]:
+    """The after-state PPO trainer with the ``ppo_afterstate_2p`` preset's settings, from random weights,
+    against its recipe's opponents (itself, ``greedy`` in a share ``opp_greedy`` of the seats: its batched
+    rollouts have no ``random`` seat); its games are played in a worker process while it updates."""
+    import tempfile
+
+    import torch
+
+    from shelfie_env.train.config import read_config
+    from shelfie_env.train.ppo_afterstate import (
+        PPOAfterstateConfig,
+        PPOAfterstateTrainer,
+        RolloutSource,
+        numpy_bot,
+    )
+
+    recipe = {k: v for k, v in read_config(AFTERSTATE_PRESET).items() if k != "algo"}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = PPOAfterstateConfig(
+            **{**recipe, "seed": seed, "total_steps": steps, "eval_games": 0, "run_dir": tmp}
+        )
+        torch.set_num_threads(cfg.threads)
+        trainer = PPOAfterstateTrainer(cfg, AFTERSTATE_PRESET)
+        trainer.source = RolloutSource(cfg)
+        try:
+            while trainer.steps < steps:
+                trainer.iterate(log=lambda s: None)
+                if curve.due(trainer.steps):
+                    curve.add(trainer.steps, numpy_bot(trainer.net, cfg))
+        finally:
+            trainer.source.close()
+        wall = curve.train_s()
+        bot = numpy_bot(trainer.net, cfg)
+    curve.add(trainer.steps, bot, final=True)
+    return bot, wall, int(trainer.steps)
+
+
+def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float, int]:
     """RLlib PPO (new API stack, ``shelfie_env.rllib``) with the SB3 learners' settings, against the
     benchmark's opponent mix (no snapshots), sampling in this process."""
     import ray
@@ -202,9 +249,20 @@ def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
     torch.set_num_threads(1)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     cfg = RLlibConfig(
-        players=2, num_env_runners=0, num_envs_per_env_runner=N_ENVS, hidden=[256, 256], learning_rate=3e-4,
-        entropy_coeff=0.01, gamma=0.995, train_batch_size=4096, minibatch_size=512, num_epochs=4,
-        p_random=0.5, p_greedy=0.5, snapshots=1, seed=seed,
+        players=2,
+        num_env_runners=0,
+        num_envs_per_env_runner=N_ENVS,
+        hidden=[256, 256],
+        learning_rate=3e-4,
+        entropy_coeff=0.01,
+        gamma=0.995,
+        train_batch_size=4096,
+        minibatch_size=512,
+        num_epochs=4,
+        p_random=0.5,
+        p_greedy=0.5,
+        snapshots=1,
+        seed=seed,
     )
     algo = ppo_config(cfg).build_algo()
 
@@ -225,11 +283,12 @@ def train_rllib(steps: int, seed: int, curve: Curve) -> tuple[Any, float]:
         algo.stop()
         ray.shutdown()
     curve.add(decisions, final, final=True)
-    return final, wall
+    return final, wall, decisions
 
 
 class Curve:
-    """Learning-curve points: arena win rate against ``greedy`` every ``every`` decisions."""
+    """Learning-curve points every ``every`` decisions: plain arena games against ``greedy`` on the
+    ``selection`` deals (:func:`benchmark.curve_point`)."""
 
     def __init__(self, every: int, games: int) -> None:
         self.every, self.games = every, games
@@ -251,14 +310,13 @@ class Curve:
                 self.next += self.every
         elif self.points and self.points[-1]["decisions"] == decisions:
             return
-        if self.games <= 0:
+        if self.games <= 0 or (final and self.every <= 0):
             return
         t0 = time.time()
-        train_s = self.train_s()
-        res = play(bot, "greedy", self.games)
+        point = benchmark.curve_point(playing_bot(bot), self.games, decisions, self.train_s())
         self.eval_s += time.time() - t0
-        self.points.append({"decisions": int(decisions), "train_s": round(train_s, 1), "win_rate": res["win_rate"]})
-        print(json.dumps({"curve": self.points[-1]}), flush=True)
+        self.points.append(point)
+        print(json.dumps({"curve": point}), flush=True)
 
 
 class RawChoiceBot(PPOBot):
@@ -274,118 +332,98 @@ class RawChoiceBot(PPOBot):
         return super().act_game(game)
 
 
-def play(bot: Any, opponent: str, games: int) -> dict[str, Any]:
-    """An arena run of ``bot`` against ``opponent`` (dice seeds ``EVAL_SEED + i``, seats rotated, common dice)."""
-    result = run_arena(["learner", opponent], 2, games, EVAL_SEED, workers=1, ratings=False, bots={"learner": bot})
-    pair = result["pairings"][0]
-    out = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "mean_score", "sd_score")}
-    out["ci95"] = pair["win_ci95"]
-    if isinstance(bot, RawChoiceBot):
-        out["illegal_first_choice_rate"] = bot.illegal / max(bot.decisions, 1)
-    return out
+def playing_bot(learned: Any) -> Any:
+    """The bot that plays a learner's result: a numpy policy's most likely legal action, else the bot itself."""
+    return PPOBot(learned, 2) if isinstance(learned, NumpyPolicy) else learned
+
+
+def reference_bot(name: str, simulations: int) -> tuple[str, Any]:
+    """A ``--bots`` row's name and bot."""
+    if name == "openspiel-mcts":
+        return f"openspiel-mcts:simulations={simulations}", make("openspiel-mcts", simulations=simulations)
+    return name, make(name, **({"seed": 1} if name == "random" else {}))
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options (docs/benchmark.md lists them)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200_000, help="learner decisions per training run")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="training seeds per learner")
-    parser.add_argument("--eval-games", type=int, default=1000, help="games against each evaluation opponent")
-    parser.add_argument(
-        "--deals", default="test", help="deal set of the evaluation and curve games: test, selection or a first seed"
-    )
+    parser = argparse.ArgumentParser(prog="scripts/bench_algos.py", description=__doc__.splitlines()[0])
+    benchmark.add_arguments(parser)
     parser.add_argument(
         "--algos", nargs="+", default=list(LEARNERS), choices=LEARNERS, help="learners to train"
     )
-    parser.add_argument("--curve-every", type=int, default=0, help="decisions between curve points (0: none)")
-    parser.add_argument("--curve-games", type=int, default=200, help="games against greedy at each curve point")
-    parser.add_argument("--plot", type=Path, help="write the learning curves here (PNG)")
     parser.add_argument(
-        "--out", type=Path, default=Path("artifacts/benchmark.json"), help="results JSON (default artifacts/)"
+        "--bots",
+        nargs="*",
+        default=["random", "greedy", "openspiel-mcts"],
+        choices=BOTS,
+        help="rows without training (none: --bots alone)",
     )
+    parser.add_argument(
+        "--mcts-simulations", type=int, default=100, help="simulations a move of the openspiel-mcts row"
+    )
+    parser.add_argument("--curve-every", type=int, default=0, help="decisions between curve points (0: none)")
+    parser.add_argument(
+        "--curve-games", type=int, default=200, help="games against greedy at each curve point"
+    )
+    parser.add_argument("--plot", type=Path, help="write the learning curves here (PNG)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    global EVAL_SEED
+    args = benchmark.parse_args(parser, argv)
+    if args.curve_every < 0 or args.curve_games < 0:
+        parser.error("--curve-every and --curve-games must be >= 0")
+    if args.mcts_simulations <= 0:
+        parser.error(f"--mcts-simulations must be positive, got {args.mcts_simulations}")
     try:
-        EVAL_SEED = deal_start(args.deals)
-    except ValueError as exc:
-        parser.error(f"--deals: {exc}")
-    if args.steps <= 0 or args.eval_games <= 0 or args.curve_every < 0:
-        parser.error("--steps and --eval-games must be positive, --curve-every >= 0")
+        bots = [reference_bot(name, args.mcts_simulations) for name in dict.fromkeys(args.bots)]
+    except ImportError as exc:
+        parser.error(f"--bots: {exc}")
 
     rows: list[dict[str, Any]] = []
-    for name in ("random", "greedy"):
-        bot = make(name, **({"seed": 1} if name == "random" else {}))
+    for name, bot in bots:
         rows.append(
-            {
-                "learner": name,
-                "seed": None,
-                "steps": 0,
-                "train_s": 0.0,
-                "mode": "bot",
-                **{f"vs_{o}": play(bot, o, args.eval_games) for o in ("greedy", "random")},
-            }
+            benchmark.evaluate_row(
+                bot, args, learner=name, seed=None, train_s=0.0, mode="bot" if name in BOTS else "search"
+            )
         )
         print(json.dumps(rows[-1]), flush=True)
     for algo in args.algos:
         for seed in args.seeds:
             curve = Curve(args.curve_every, args.curve_games)
-            learned, wall = train(algo, args.steps, seed, curve)
-            modes = ["raw", "masked"] if algo == "a2c" else ["masked"]
-            for mode in modes:
-                if algo in ("td", "rllib_ppo"):
-                    bot: Any = learned
-                else:
-                    bot = RawChoiceBot(learned) if mode == "raw" else PPOBot(learned, 2)
-                rows.append(
-                    {
-                        "learner": algo,
-                        "seed": seed,
-                        "steps": args.steps,
-                        "train_s": round(wall, 1),
-                        "mode": mode,
-                        **{f"vs_{o}": play(bot, o, args.eval_games) for o in ("greedy", "random")},
-                        "curve": curve.points,
-                    }
-                )
-                print(json.dumps(rows[-1]), flush=True)
-    rows = merge(args.out, rows)
-    result = {
-        "protocol": {
-            "curve": f"{args.curve_games} games against greedy every {args.curve_every} decisions",
-            "eval_games": args.eval_games,
-            "eval_seeds": f"{EVAL_SEED}..{EVAL_SEED + args.eval_games - 1}",
-            "train_opponents": "random 1/2, greedy 1/2",
-            "n_envs": N_ENVS,
-            "command": "scripts/bench_algos.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        },
-        "rows": rows,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(table(rows))
+            learned, wall, decisions = train(algo, args.steps, seed, curve)
+            extra: dict[str, Any] = {"train_opponents": OWN_OPPONENTS.get(algo, benchmark.TRAIN_OPPONENTS)}
+            bot = playing_bot(learned)
+            workers = None
+            if algo == "a2c":
+                bot, workers = RawChoiceBot(learned), 1  # counts its first choices in this process
+            row = benchmark.evaluate_row(
+                bot,
+                args,
+                learner=algo,
+                seed=seed,
+                train_s=wall,
+                decisions=decisions,
+                workers=workers,
+                **extra,
+            )
+            if isinstance(bot, RawChoiceBot):
+                row["illegal_first_choice_rate"] = bot.illegal / max(bot.decisions, 1)
+            row["curve"] = curve.points
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    benchmark.add_rows(args.out, rows)
+    merged = benchmark.load_results(args.out)["rows"]
+    print(table(merged, args.opponents))
+    print(f"rows merged into {args.out}; aggregate them: scripts/bench_report.py {args.out}")
     if args.plot:
-        plot(rows, args.plot)
+        plot(merged, args.plot)
     return 0
 
 
-def merge(path: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows of an earlier ``path`` that no new row replaces (same learner, seed, steps, mode), then ``rows``."""
-    if not path.is_file():
-        return rows
-    key = lambda r: (r["learner"], r["seed"], r["steps"], r["mode"])  # noqa: E731
-    new = {key(r) for r in rows}
-    old = [r for r in json.loads(path.read_text())["rows"] if key(r) not in new]
-    order = {name: i for i, name in enumerate(("random", "greedy", *LEARNERS))}
-    return sorted(old + rows, key=lambda r: (order.get(r["learner"], 99), r["steps"], r["seed"] or 0, r["mode"]))
-
-
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
-    """Win rate against greedy over learner decisions and over training hours, one line per run."""
+    """Curve win rate against greedy (selection deals) over learner decisions and training seconds, a line a run."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -397,14 +435,14 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
             continue
         label = f"{r['learner']} seed {r['seed']}"
         d = [p["decisions"] for p in r["curve"]]
-        h = [p["train_s"] / 3600 for p in r["curve"]]
+        t = [p["train_s"] for p in r["curve"]]
         w = [100 * p["win_rate"] for p in r["curve"]]
         axes[0].plot(d, w, marker=".", label=label)
-        axes[1].plot(h, w, marker=".", label=label)
+        axes[1].plot(t, w, marker=".", label=label)
     axes[0].set_xscale("log")
     axes[0].set_xlabel("learner decisions")
-    axes[1].set_xlabel("training hours (2-core machine)")
-    axes[0].set_ylabel("win rate against greedy (%)")
+    axes[1].set_xlabel("training seconds (wall clock)")
+    axes[0].set_ylabel("win rate against greedy, selection deals (%)")
     for ax in axes:
         ax.axhline(50, color="grey", lw=0.5)
         ax.grid(alpha=0.3)
@@ -418,8 +456,49 @@ def _percent(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    """Markdown results table."""
+def _rate(side: dict[str, Any] | None) -> str:
+    if not side:
+        return "-"
+    lo, hi = side["ci95"]
+    return f"{100 * side['score_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})"
+
+
+def table(rows: list[dict[str, Any]], opponents: list[str] | None = None) -> str:
+    """Markdown tables: the luck-aware rows, then the plain-arena rows of the same file."""
+    new = [r for r in rows if r.get("protocol") == benchmark.PROTOCOL and r.get("vs_greedy")]
+    old = [r for r in rows if r.get("protocol", benchmark.PLAIN) == benchmark.PLAIN]
+    others = [o for o in (opponents or ["planner", "random"]) if o != "greedy"]
+    others = [o for o in others if any(f"vs_{o}" in r for r in new)]
+    out = [
+        "| learner | seed | budget | decisions | train s | score vs greedy, raw (95% CI) | "
+        "luck-corrected (95% CI) | variance factor | games (deals) | win vs greedy (Wilson 95%) | "
+        + "".join(f"corrected vs {o} | " for o in others)
+        + "illegal first choices |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(others) + "---:|",
+    ]
+    for r in new:
+        g = r["vs_greedy"]
+        vr = g.get("variance_ratio")
+        out.append(
+            f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | {benchmark.budget_label(r['steps'])} | "
+            f"{r.get('decisions', r['steps']):,} | {r['train_s']:,.0f} | {_rate(g['raw'])} | {_rate(g['corrected'])} | "
+            f"{f'{vr:.1f}x' if vr else '-'} | {g['games']} ({g['deals']}) | "
+            f"{100 * g['win_rate']:.1f}% ({100 * g['win_ci95'][0]:.1f}–{100 * g['win_ci95'][1]:.1f}) | "
+            + "".join(f"{_rate(r.get(f'vs_{o}', {}).get('corrected'))} | " for o in others)
+            + f"{_percent(r.get('illegal_first_choice_rate'))} |"
+        )
+    if old:
+        out += [
+            "",
+            "Plain-arena protocol (Wilson win rates; not aggregated by the report):",
+            "",
+            old_table(old),
+        ]
+    return "\n".join(out)
+
+
+def old_table(rows: list[dict[str, Any]]) -> str:
+    """Markdown table of plain-arena rows."""
     out = [
         (
             "| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | "

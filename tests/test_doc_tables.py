@@ -129,6 +129,7 @@ def test_the_docs_have_option_and_field_tables():
         "shelfie serve",
         "shelfie train --backend rllib",
         "scripts/bench_algos.py",
+        "scripts/bench_report.py",
     } <= documented
     configs = {
         CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)
@@ -199,6 +200,11 @@ def test_the_benchmark_guide_lists_every_learner_the_script_has():
     assert sorted(algos.default) == sorted(algos.choices)
     words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
     assert f"all {words[len(algos.choices)]}" in row.split("|")[2], row
+    bots = next(a for a in parser._actions if "--bots" in a.option_strings)
+    row = next(line for line in guide.splitlines() if line.startswith("| `--bots`"))
+    assert {w for w in re.findall(r"`([\w-]+)`", row.split("|")[3]) if not w.startswith("-")} == set(
+        bots.choices
+    ), row
 
 
 def test_the_readme_links_the_benchmark_guide_from_its_code_section():

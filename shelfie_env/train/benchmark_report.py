@@ -1,0 +1,306 @@
+"""Aggregate a benchmark results file across seeds with rliable (``scripts/bench_report.py``).
+
+Rows of the luck-aware protocol (:data:`~shelfie_env.train.benchmark.PROTOCOL`) on one
+deal set are grouped by learner and budget; each group's runs (one per seed) give:
+
+* the interquartile mean (IQM) and the mean of the luck-corrected score rate against
+  ``greedy``, with stratified-bootstrap 95 % intervals (``rliable.library.get_interval_estimates``);
+* the performance profile: the share of runs whose corrected score rate against
+  ``greedy`` exceeds each threshold tau, with bootstrap intervals;
+* means of the raw score rate, the win rate, the corrected score rate against the
+  other opponents, the training seconds and the decisions a second.
+
+Rows of the plain-arena protocol (Wilson win rates), ``raw`` duplicates of a row
+and runs stopped before their budget are left out, and counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.train.benchmark import (
+    DEFAULT_OUT,
+    PLAIN,
+    PROTOCOL,
+    ResultsFileError,
+    budget_label,
+    load_results,
+)
+
+Group = tuple[str, int]
+"""(learner, budget in learner decisions)."""
+
+
+class ReportError(RuntimeError):
+    """The report cannot be made (nothing to aggregate, rliable missing or broken)."""
+
+
+def runs(
+    results: dict[str, Any], deals: str = "test"
+) -> tuple[dict[Group, list[dict[str, Any]]], dict[str, int]]:
+    """The rows of ``results`` to aggregate, by (learner, budget), each group sorted by seed; and how
+    many rows were left out, by reason."""
+    groups: dict[Group, list[dict[str, Any]]] = defaultdict(list)
+    skipped: dict[str, int] = defaultdict(int)
+    for row in results["rows"]:
+        protocol = row.get("protocol", PLAIN)
+        if protocol != PROTOCOL:
+            skipped[
+                "plain-arena protocol (Wilson win rates), not aggregated" if protocol == PLAIN else protocol
+            ] += 1
+        elif row["mode"] == "stopped":
+            skipped["stopped before its budget"] += 1
+        elif row["mode"] == "raw":
+            skipped["raw-mode copy of a masked row"] += 1
+        elif str(row.get("eval", {}).get("deals")) != str(deals):
+            skipped[f"evaluated on other deals than {deals}"] += 1
+        else:
+            groups[(row["learner"], row["steps"])].append(row)
+    for rows in groups.values():
+        rows.sort(key=lambda r: -1 if r["seed"] is None else r["seed"])
+    return dict(sorted(groups.items(), key=lambda kv: (kv[0][1] > 0, kv[0][0], kv[0][1]))), dict(skipped)
+
+
+def label(group: Group) -> str:
+    """``ppo_afterstate @ 1M``; a bot without training: its name alone."""
+    learner, steps = group
+    return learner if steps == 0 else f"{learner} @ {budget_label(steps)}"
+
+
+def score_matrix(rows: list[dict[str, Any]], opponent: str = "greedy", side: str = "corrected") -> np.ndarray:
+    """The runs' score rates against ``opponent`` as rliable's ``(runs, tasks)`` matrix (one task)."""
+    return np.array([[r[f"vs_{opponent}"][side]["score_rate"]] for r in rows], dtype=float)
+
+
+def rliable() -> tuple[Any, Any]:
+    """``(rliable.library, rliable.metrics)``, or a :class:`ReportError` saying how to install them."""
+    try:
+        from rliable import library, metrics
+    except ImportError as exc:
+        raise ReportError(
+            f"the report needs rliable ({exc}): pip install 'shelfie-env[train]' (or pip install rliable==1.2)"
+        ) from None
+    except TypeError as exc:  # arch < 8 (what rliable 1.2 allows) fails on import under pandas >= 3
+        raise ReportError(
+            f"rliable could not be imported ({exc}); rliable 1.2 needs arch < 8, which needs pandas < 3: "
+            "pip install 'pandas<3'"
+        ) from None
+    return library, metrics
+
+
+@contextmanager
+def _seeded(seed: int) -> Iterator[None]:
+    """NumPy's global random state seeded with ``seed``, restored afterwards: rliable 1.2's stratified
+    bootstrap draws its resamples from ``np.random`` whatever ``random_state`` it is given."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+def aggregate(
+    groups: dict[Group, list[dict[str, Any]]], reps: int = 10_000, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Per group: IQM and mean of the corrected score rate against greedy with stratified-bootstrap 95 %
+    intervals, and the means of the other numbers (module doc)."""
+    if not groups:
+        raise ReportError(f"no {PROTOCOL} rows to aggregate")
+    library, metrics = rliable()
+    scores = {label(g): score_matrix(rows) for g, rows in groups.items()}
+
+    def iqm_and_mean(x: np.ndarray) -> np.ndarray:
+        return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)])
+
+    with _seeded(seed):
+        point, ci = library.get_interval_estimates(scores, iqm_and_mean, reps=reps)
+    out = []
+    for g, rows in groups.items():
+        name = label(g)
+        others = sorted({k[3:] for r in rows for k in r if k.startswith("vs_")} - {"greedy"})
+        trained = [r for r in rows if r["train_s"] > 0]
+        out.append(
+            {
+                "learner": g[0],
+                "steps": g[1],
+                "label": name,
+                "seeds": [r["seed"] for r in rows],
+                "runs": len(rows),
+                "games": sorted({r["vs_greedy"]["games"] for r in rows}),
+                "iqm": float(point[name][0]),
+                "iqm_ci95": [float(ci[name][0][0]), float(ci[name][1][0])],
+                "mean": float(point[name][1]),
+                "mean_ci95": [float(ci[name][0][1]), float(ci[name][1][1])],
+                "raw_mean": float(score_matrix(rows, side="raw").mean()),
+                "win_rate_mean": float(np.mean([r["vs_greedy"]["win_rate"] for r in rows])),
+                # a run whose raw results do not vary (every game lost) has no variance factor
+                "variance_ratio_mean": _mean([r["vs_greedy"].get("variance_ratio") or None for r in rows]),
+                "others": {
+                    o: _mean(
+                        [
+                            (r[f"vs_{o}"].get("corrected") or {}).get("score_rate")
+                            for r in rows
+                            if f"vs_{o}" in r
+                        ]
+                    )
+                    for o in others
+                },
+                "train_s_mean": float(np.mean([r["train_s"] for r in rows])),
+                "decisions_per_s": _mean([r.get("decisions", r["steps"]) / r["train_s"] for r in trained]),
+            }
+        )
+    return out
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def profiles(
+    groups: dict[Group, list[dict[str, Any]]], taus: np.ndarray, reps: int = 2_000, seed: int = 0
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Performance profiles of the corrected score rate against greedy (``rliable.library.create_performance_profile``):
+    per group the share of runs above each tau, and its bootstrap 95 % band."""
+    library, _ = rliable()
+    scores = {label(g): score_matrix(rows) for g, rows in groups.items()}
+    with _seeded(seed):
+        return library.create_performance_profile(scores, taus, reps=reps)
+
+
+def plot_profiles(
+    path: Path, taus: np.ndarray, prof: dict[str, np.ndarray], cis: dict[str, np.ndarray]
+) -> str:
+    """Write the performance profiles to ``path`` (PNG); returns a line saying what happened."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from rliable import plot_utils
+    except ImportError as exc:
+        return f"no plot written: matplotlib is not installed ({exc}); pip install matplotlib"
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    plot_utils.plot_performance_profiles(
+        prof,
+        taus,
+        performance_profile_cis=cis,
+        ax=ax,
+        xlabel=r"luck-corrected score rate against greedy ($\tau$)",
+        ylabel=r"fraction of runs with score rate $> \tau$",
+    )
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return f"performance profiles written to {path}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def markdown(agg: list[dict[str, Any]], skipped: dict[str, int], deals: str = "test") -> str:
+    """The aggregate as a Markdown table, and a line per kind of row left out."""
+    others = sorted({o for a in agg for o in a["others"]})
+    head = (
+        "| learner | budget | seeds | IQM corrected score rate vs greedy (95% CI) | mean (95% CI) | "
+        "raw score rate vs greedy | win rate vs greedy | "
+        + "".join(f"corrected vs {o} | " for o in others)
+        + "variance factor | train s | decisions/s |"
+    )
+    lines = [
+        f"Luck-corrected score rate against greedy on the {deals} deals: interquartile mean and mean over "
+        "runs (seeds), stratified-bootstrap 95% intervals; the other columns are means over the runs.",
+        "",
+        head,
+        "|---|---:|---|---:|---:|---:|---:|" + "---:|" * len(others) + "---:|---:|---:|",
+    ]
+    for a in agg:
+        vr, speed = a["variance_ratio_mean"], a["decisions_per_s"]
+        lines.append(
+            f"| {a['learner']} | {budget_label(a['steps'])} | "
+            f"{', '.join('-' if s is None else str(s) for s in a['seeds'])} | "
+            f"{_pct(a['iqm'])} ({100 * a['iqm_ci95'][0]:.1f}–{100 * a['iqm_ci95'][1]:.1f}) | "
+            f"{_pct(a['mean'])} ({100 * a['mean_ci95'][0]:.1f}–{100 * a['mean_ci95'][1]:.1f}) | "
+            f"{_pct(a['raw_mean'])} | {_pct(a['win_rate_mean'])} | "
+            + "".join(f"{_pct(a['others'].get(o))} | " for o in others)
+            + f"{'-' if vr is None else f'{vr:.1f}x'} | {a['train_s_mean']:,.0f} | "
+            f"{'-' if speed is None else f'{speed:,.0f}'} |"
+        )
+    for reason, n in sorted(skipped.items()):
+        lines.append(f"\nLeft out: {n} row{'s' if n != 1 else ''}: {reason}.")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The report's options (docs/benchmark.md lists them)."""
+    parser = argparse.ArgumentParser(
+        prog="scripts/bench_report.py",
+        description="Aggregate benchmark results across seeds: IQM and mean with bootstrap intervals, "
+        "performance profiles (rliable).",
+    )
+    parser.add_argument(
+        "results", nargs="?", type=Path, default=DEFAULT_OUT, help="results JSON of bench_algos.py"
+    )
+    parser.add_argument("--deals", default="test", help="aggregate the rows evaluated on this deal set")
+    parser.add_argument("--reps", type=int, default=10_000, help="bootstrap replications")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    parser.add_argument("--markdown", type=Path, help="also write the Markdown table here")
+    parser.add_argument("--json", type=Path, help="write the aggregates and profiles here")
+    parser.add_argument("--plot", type=Path, help="write the performance profiles here (PNG)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.reps <= 0:
+        parser.error(f"--reps must be positive, got {args.reps}")
+    try:
+        results = load_results(args.results)
+        groups, skipped = runs(results, args.deals)
+        if not groups:
+            raise ReportError(
+                f"{args.results}: no {PROTOCOL} rows on the {args.deals} deals to aggregate "
+                f"({sum(skipped.values())} row(s) left out: {', '.join(sorted(skipped)) or 'the file has no rows'})"
+            )
+        agg = aggregate(groups, args.reps, args.seed)
+        taus = np.linspace(0.0, 1.0, 51)
+        prof, cis = profiles(groups, taus, min(args.reps, 2_000), args.seed)
+    except (ResultsFileError, ReportError) as exc:
+        print(f"bench_report: {exc}", file=sys.stderr)
+        return 2
+    text = markdown(agg, skipped, args.deals)
+    print(text)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "results": str(args.results),
+            "deals": args.deals,
+            "reps": args.reps,
+            "aggregates": agg,
+            "skipped": skipped,
+            "profiles": {
+                "taus": taus.round(4).tolist(),
+                **{k: {"fraction": v.tolist(), "ci95": cis[k].tolist()} for k, v in prof.items()},
+            },
+        }
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if args.plot:
+        print(plot_profiles(args.plot, taus, prof, cis))
+    return 0

@@ -1,0 +1,314 @@
+"""The RL benchmark: its options, its results file, the rliable report and the own-learner example."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shelfie_env.train import benchmark
+from shelfie_env.train import benchmark_report as report
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench_algos():
+    spec = importlib.util.spec_from_file_location("bench_algos", ROOT / "scripts" / "bench_algos.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def side(rate: float) -> dict:
+    return {"score_rate": rate, "ci95": [rate - 0.05, rate + 0.05], "mean_reward": 2 * rate - 1}
+
+
+def row(learner: str, steps: int, seed: int | None, rate: float, **over) -> dict:
+    """A luck-aware row whose corrected score rate against greedy is ``rate``."""
+    r = {
+        "learner": learner,
+        "seed": seed,
+        "steps": steps,
+        "decisions": steps,
+        "train_s": 10.0 if steps else 0.0,
+        "mode": "masked" if steps else "bot",
+        "protocol": benchmark.PROTOCOL,
+        "eval": {"deals": "test", "first_seed": 30_000_000, "duplicate": True, "luck": "td+planner"},
+        "vs_greedy": {
+            "games": 20,
+            "deals": 10,
+            "raw": side(rate - 0.01),
+            "corrected": side(rate),
+            "variance_ratio": 2.0,
+            "wins": 0,
+            "ties": 0,
+            "losses": 20,
+            "win_rate": rate,
+            "win_ci95": [0.0, 1.0],
+        },
+    }
+    r.update(over)
+    return r
+
+
+A_1M = [
+    0.0,
+    0.1,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+    0.6,
+    1.0,
+]  # IQM: the middle four, (0.2+0.3+0.4+0.5)/4 = 0.35; mean 0.3875
+
+
+def write(path: Path, rows: list[dict], **top) -> Path:
+    path.write_text(json.dumps({"rows": rows, **top}))
+    return path
+
+
+@pytest.fixture
+def results(tmp_path):
+    rows = [row("a", 1_000_000, s, v) for s, v in reversed(list(enumerate(A_1M)))]
+    rows += [row("a", 10_000_000, s, 0.6 + 0.1 * s) for s in range(3)]
+    rows += [row("b", 1_000_000, s, 0.2) for s in range(3)]
+    rows.append(row("greedy", 0, None, 0.5))
+    rows.append(row("a", 1_000_000, 9, 0.99, mode="raw"))  # a copy of a masked row: left out
+    rows.append(row("a", 1_000_000, 10, 0.99, eval={"deals": "selection"}))  # other deals: left out
+    old = {k: v for k, v in row("a", 1_000_000, 11, 0.99).items() if k not in ("protocol", "eval")}
+    rows.append({**old, "vs_greedy": {"games": 1000, "win_rate": 0.99, "ci95": [0.9, 1.0]}})  # plain arena
+    return write(tmp_path / "results.json", rows, protocol={"eval_seeds": "20000000.."})
+
+
+# ---------------------------------------------------------------- options
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("5000", 5000), ("1_000_000", 1_000_000), ("200k", 200_000), ("1M", 10**6), ("2.5M", 2_500_000)],
+)
+def test_a_budget_reads_plain_and_suffixed_numbers(text, value):
+    assert benchmark.budget(text) == value
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "abc", "1.5", "1G", ""])
+def test_a_bad_budget_is_refused_with_the_forms_it_takes(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        benchmark.budget(text)
+
+
+def test_budget_labels():
+    assert [benchmark.budget_label(s) for s in (0, 5000, 200_000, 1_000_000, 10**7, 2_500_000, 1234)] == [
+        "-",
+        "5k",
+        "200k",
+        "1M",
+        "10M",
+        "2.5M",
+        "1,234",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--algos", "dqn"], "argument --algos: invalid choice: 'dqn'"),
+        (["--steps", "lots"], "argument --steps: expected learner decisions such as 200000, 200k or 1M"),
+        (["--steps", "0"], "argument --steps: must be a positive whole number"),
+        (["--eval-games", "7"], "--eval-games must be a positive even number"),
+        (["--opponents", "planner"], "--opponents must include greedy"),
+        (["--bots", "alphazero"], "argument --bots: invalid choice: 'alphazero'"),
+        (["--deals", "train"], "--deals: deals must be"),
+        (["--mcts-simulations", "0"], "--mcts-simulations must be positive"),
+        (["--curve-every", "-1"], "--curve-every and --curve-games must be >= 0"),
+    ],
+)
+def test_bad_bench_options_are_usage_errors_not_tracebacks(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        bench_algos().main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_the_bench_learners_and_the_report_options():
+    module = bench_algos()
+    assert "ppo_afterstate" in module.LEARNERS and "openspiel-mcts" in module.BOTS
+    args = benchmark.parse_args(module.build_parser(), ["--steps", "1M", "--bots"])
+    assert args.steps == 1_000_000 and args.bots == [] and args.seeds == [0, 1, 2]
+    assert args.opponents == ["greedy", "planner"] and args.deals == "test"
+
+
+# ---------------------------------------------------------------- results file
+def test_rows_merge_into_the_results_file_and_keep_older_protocol_rows(results):
+    new = row("a", 1_000_000, 0, 0.45)
+    del new["protocol"]
+    benchmark.add_rows(results, [new])
+    data = benchmark.load_results(results)
+    a0 = [
+        r
+        for r in data["rows"]
+        if (r["learner"], r["steps"], r["seed"], r["mode"]) == ("a", 1_000_000, 0, "masked")
+    ]
+    assert [r["vs_greedy"]["corrected"]["score_rate"] for r in a0] == [0.45]  # replaced, not doubled
+    assert any(r["protocol"] == benchmark.PLAIN for r in data["rows"])  # the plain-arena row stays
+    assert benchmark.PROTOCOL in data["protocols"] and benchmark.PLAIN in data["protocols"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("{not json", "not a JSON file"),
+        ("[1, 2]", 'expected a JSON object with a "rows" list'),
+        ('{"rows": [{"learner": "a", "seed": 0, "steps": 5}]}', "row 0: missing mode"),
+        (
+            '{"rows": [{"learner": "a", "seed": 0, "steps": "1M", "mode": "masked"}]}',
+            "steps must be a whole number",
+        ),
+        (
+            '{"rows": [{"learner": "a", "seed": "x", "steps": 5, "mode": "masked"}]}',
+            "seed must be an integer",
+        ),
+        (
+            '{"rows": [{"learner": "a", "seed": 0, "steps": 5, "mode": "masked", "protocol": "duplicate-luck"}]}',
+            "needs vs_greedy with raw and corrected score rates",
+        ),
+    ],
+)
+def test_a_bad_results_file_is_named_with_what_is_wrong(tmp_path, content, message, capsys):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(benchmark.ResultsFileError, match=message):
+        benchmark.load_results(path)
+    assert report.main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bench_report: {path}") and message in err
+
+
+def test_a_file_of_plain_arena_rows_alone_has_nothing_to_aggregate(capsys):
+    assert report.main([str(ROOT / "docs" / "benchmark_results.json")]) == 2
+    err = capsys.readouterr().err
+    assert "no duplicate-luck rows on the test deals" in err and "plain-arena protocol" in err
+
+
+# ---------------------------------------------------------------- report
+def test_rows_are_grouped_by_learner_and_budget_across_seeds(results):
+    groups, skipped = report.runs(benchmark.load_results(results))
+    assert list(groups) == [("greedy", 0), ("a", 1_000_000), ("a", 10_000_000), ("b", 1_000_000)]
+    assert [r["seed"] for r in groups[("a", 1_000_000)]] == list(range(8))
+    assert [r["seed"] for r in groups[("a", 10_000_000)]] == [0, 1, 2]
+    assert skipped == {
+        "plain-arena protocol (Wilson win rates), not aggregated": 1,
+        "raw-mode copy of a masked row": 1,
+        "evaluated on other deals than test": 1,
+    }
+    sel, _ = report.runs(benchmark.load_results(results), deals="selection")
+    assert list(sel) == [("a", 1_000_000)] and sel[("a", 1_000_000)][0]["seed"] == 10
+
+
+def test_the_iqm_is_the_mean_of_the_middle_half_of_the_runs(results):
+    pytest.importorskip("rliable")
+    groups, _ = report.runs(benchmark.load_results(results))
+    agg = {a["label"]: a for a in report.aggregate(groups, reps=500, seed=0)}
+    a = agg["a @ 1M"]
+    assert a["iqm"] == pytest.approx(0.35) and a["mean"] == pytest.approx(0.3875)
+    assert a["iqm_ci95"][0] <= 0.35 <= a["iqm_ci95"][1] and a["iqm_ci95"][0] < a["iqm_ci95"][1]
+    assert a["runs"] == 8 and a["seeds"] == list(range(8))
+    assert a["raw_mean"] == pytest.approx(0.3875 - 0.01) and a["decisions_per_s"] == pytest.approx(100_000)
+    assert agg["a @ 10M"]["iqm"] == pytest.approx(0.7)  # three runs: nothing trimmed
+    assert agg["greedy"]["iqm"] == agg["greedy"]["iqm_ci95"][0] == agg["greedy"]["iqm_ci95"][1] == 0.5
+    again = {x["label"]: x for x in report.aggregate(groups, reps=500, seed=0)}
+    assert again["a @ 1M"]["iqm_ci95"] == a["iqm_ci95"]  # seeded bootstrap
+
+
+def test_the_report_prints_markdown_and_writes_profiles(results, tmp_path, capsys):
+    pytest.importorskip("rliable")
+    out = tmp_path / "report"
+    argv = [
+        str(results),
+        "--reps",
+        "200",
+        "--markdown",
+        f"{out}.md",
+        "--json",
+        f"{out}.json",
+        "--plot",
+        f"{out}.png",
+    ]
+    assert report.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| a | 1M | 0, 1, 2, 3, 4, 5, 6, 7 | 35.0% (" in text
+    assert "| b | 1M | 0, 1, 2 | 20.0% (20.0–20.0) |" in text
+    assert "Left out: 1 row: plain-arena protocol" in text
+    assert Path(f"{out}.md").read_text().startswith("Luck-corrected score rate against greedy")
+    data = json.loads(Path(f"{out}.json").read_text())
+    taus = np.array(data["profiles"]["taus"])
+    frac = np.array(data["profiles"]["a @ 1M"]["fraction"])
+    assert frac[taus == 0.5][0] == pytest.approx(2 / 8)  # runs above 0.5: 0.6 and 1.0
+    assert Path(f"{out}.png").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_the_own_learner_example_adds_a_row_the_report_reads(tmp_path, capsys):
+    pytest.importorskip("rliable")
+    out = tmp_path / "results.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "docs/examples/my_learner.py", "--steps", "200", "--seeds", "3"]
+    cmd += ["--eval-games", "4", "--opponents", "greedy", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    groups, _ = report.runs(benchmark.load_results(out))
+    (mine,) = groups[("my_reinforce", 200)]
+    assert mine["seed"] == 3 and mine["vs_greedy"]["games"] == 4 and mine["eval"]["deals"] == "test"
+    assert report.main([str(out), "--reps", "100"]) == 0
+    assert "| my_reinforce | 200 | 3 |" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the guide
+GUIDE = ROOT / "docs" / "benchmark.md"
+
+
+def test_the_guide_shows_the_example_file_as_it_is():
+    example = (ROOT / "docs" / "examples" / "my_learner.py").read_text(encoding="utf-8")
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split("## Put your own algorithm in the table", 1)[1]
+    block = section.split("```python no-run\n", 1)[1].split("```", 1)[0]
+    assert block == example
+
+
+def guide_commands(script: str) -> list[list[str]]:
+    """The ``scripts/<script>`` command lines of the guide's shell blocks, as argument lists."""
+    import shlex
+
+    text = GUIDE.read_text(encoding="utf-8").replace("\\\n", " ")
+    out = []
+    for line in text.splitlines():
+        if not line.startswith(".venv/bin/python "):
+            continue
+        words = shlex.split(line, comments=True)
+        if len(words) > 1 and words[1] in (f"scripts/{script}", f"docs/examples/{script}"):
+            out.append(words[2:])
+    return out
+
+
+def test_the_guide_commands_parse():
+    algos = guide_commands("bench_algos.py")
+    reports = guide_commands("bench_report.py")
+    mine = guide_commands("my_learner.py")
+    assert len(algos) >= 3 and len(reports) >= 2 and len(mine) >= 1
+    parser = bench_algos().build_parser()
+    for argv in algos:
+        benchmark.parse_args(parser, argv)
+    for argv in reports:
+        report.build_parser().parse_args(argv)
+    for argv in mine:
+        benchmark.parse_args(benchmark.parser("my_learner.py"), argv)
