@@ -36,6 +36,18 @@ Learners:
 ``--bots`` adds rows without training (``random``, ``greedy``, ``planner``,
 ``openspiel-mcts`` with ``--mcts-simulations``), evaluated the same way.
 
+Ablation options (SB3 learners only; defaults are the benchmark's protocol):
+``--net-arch``, ``--ent-coef``, ``--batch-size``, ``--n-epochs``, ``--train-opponents``
+(``mix``, ``random`` or ``greedy``), ``--margin-coef`` (the score-margin shaping at game
+end), ``--score-reward`` (each step also rewards the learner's own score gain, this much a
+point) and the diagnostic ``--reroll`` (``stop`` or ``greedy``: the environment plays the
+learner's reroll decisions with that rule, in training and in play, so the network only
+circles and crosses); a run that changes one is tagged with it (its row's ``variant``).
+``--save DIR`` exports every trained SB3 network as an ``.npz`` with its card
+(``shelfie arena ppo:path=...`` plays it; a ``--reroll`` model records its rule in the
+card), ``--models`` evaluates such files instead of training, and ``--eval-games 0``
+trains without evaluating.
+
 Every ``--curve-every`` learner decisions the learner plays ``--curve-games``
 plain arena games against ``greedy`` on the ``selection`` deals (cheap: no
 duplicate seatings, no luck measurement), recorded over learner decisions and
@@ -56,10 +68,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from shelfie_env.bots import make
+from shelfie_env.bots import act_on_game, make
 from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.envs.observation import encode
+from shelfie_env.game.actions import STOP
 from shelfie_env.game.engine import Game
 from shelfie_env.train import benchmark
 
@@ -70,6 +83,108 @@ BOTS = ("random", "greedy", "planner", "openspiel-mcts")
 AFTERSTATE_PRESET = "ppo_afterstate_2p"
 OWN_OPPONENTS = {"ppo_afterstate": "its recipe's: itself, greedy in 1/5 of the seats"}
 """Learners trained against other opponents than :data:`benchmark.TRAIN_OPPONENTS`."""
+SB3_LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c")
+TRAIN_MIXES = {"mix": (0.5, 0.5), "random": (1.0, 0.0), "greedy": (0.0, 1.0)}
+"""``--train-opponents``: (probability of ``random``, of ``greedy``) per training episode."""
+ABLATION = {
+    "net_arch": [256, 256],
+    "ent_coef": 0.01,
+    "batch_size": 512,
+    "n_epochs": 4,
+    "train_opponents": "mix",
+    "margin_coef": benchmark.MARGIN_COEF,
+    "score_reward": 0.0,
+    "reroll": "learner",
+}
+"""The benchmark's settings of the ablation options; a run that changes one is tagged with it."""
+
+
+def variant(settings: dict[str, Any]) -> str:
+    """The ablation options that differ from the protocol, as ``key=value`` (``""``: the protocol)."""
+    diff = [(k, v) for k, v in settings.items() if k in ABLATION and v != ABLATION[k]]
+    return ",".join(f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}" for k, v in diff)
+
+
+class RerollRule:
+    """``--reroll stop|greedy``: plays a reroll-phase decision (game -> action) by never rerolling or
+    with ``greedy``'s choice."""
+
+    def __init__(self, name: str) -> None:
+        if name not in ("stop", "greedy"):
+            raise ValueError(f"unknown reroll rule {name!r}")
+        self.name = name
+        self.greedy = make("greedy") if name == "greedy" else None
+
+    def __call__(self, game: Game) -> int:
+        return STOP if self.greedy is None else act_on_game(self.greedy, game)
+
+
+def reroll_rule(rule: str) -> RerollRule | None:
+    """``--reroll``: ``None`` (the learner rerolls) or the rule that plays its reroll-phase decisions."""
+    return None if rule == "learner" else RerollRule(rule)
+
+
+class ScoreGain(gym.Wrapper):
+    """Adds ``coef`` times the learner's own score gain to every step's reward (a dense reward)."""
+
+    def __init__(self, env: gym.Env, coef: float) -> None:
+        super().__init__(env)
+        self.coef, self.last = coef, 0
+
+    def _own(self) -> int:
+        return self.env.get_wrapper_attr("game").score(self.env.get_wrapper_attr("seat"))
+
+    def reset(self, **kwargs: Any):
+        out = self.env.reset(**kwargs)
+        self.last = self._own()
+        return out
+
+    def step(self, action: int):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        own = self._own()
+        reward, self.last = reward + self.coef * (own - self.last), own
+        return obs, reward, terminated, truncated, info
+
+
+class FixedRerolls(gym.Wrapper):
+    """Diagnostic: the learner's reroll-phase decisions are played by ``rule`` (game -> action),
+    so every decision the learner sees is a circle, an end of turn or a cross-out."""
+
+    def __init__(self, env: gym.Env, rule: Any) -> None:
+        super().__init__(env)
+        self.rule = rule
+
+    def _play_rerolls(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict):
+        game = self.env.get_wrapper_attr("game")
+        while not (terminated or truncated) and game.phase_name == "reroll":
+            obs, r, terminated, truncated, info = self.env.step(self.rule(game))
+            reward += r
+        return obs, reward, terminated, truncated, info
+
+    def reset(self, **kwargs: Any):
+        obs, info = self.env.reset(**kwargs)
+        return self._play_rerolls(obs, 0.0, False, False, info)[::4]
+
+    def step(self, action: int):
+        return self._play_rerolls(*self.env.step(action))
+
+
+class FixedRerollsBot(PPOBot):
+    """A trained network that plays with ``--reroll``'s rule in the reroll phase."""
+
+    def __init__(self, policy: NumpyPolicy, rule: Any) -> None:
+        super().__init__(policy, 2, deterministic=True)
+        self.rule = rule
+
+    def act_game(self, game: Game) -> int:
+        return int(self.rule(game)) if game.phase_name == "reroll" else super().act_game(game)
+
+
+def train_opponents(settings: dict[str, Any]) -> str:
+    """The ``train_opponents`` field of an SB3 row: the protocol's mix or ``--train-opponents``'."""
+    if settings["train_opponents"] == "mix":
+        return benchmark.TRAIN_OPPONENTS
+    return "random {:g}, greedy {:g} per episode".format(*TRAIN_MIXES[settings["train_opponents"]])
 
 
 class IllegalActionPenalty(gym.Wrapper):
@@ -100,11 +215,19 @@ class IllegalActionPenalty(gym.Wrapper):
         return self.env.step(action)
 
 
-def make_env(algo: str, seed: int, i: int) -> Any:
+def make_env(algo: str, seed: int, i: int, settings: dict[str, Any] = ABLATION) -> Any:
     def thunk():
         from stable_baselines3.common.monitor import Monitor
 
-        env: gym.Env = benchmark.train_env(seed, i)
+        p_random, p_greedy = TRAIN_MIXES[settings["train_opponents"]]
+        env: gym.Env = benchmark.train_env(
+            seed, i, opp_random=p_random, opp_greedy=p_greedy, margin_coef=settings["margin_coef"]
+        )
+        if settings["score_reward"]:
+            env = ScoreGain(env, settings["score_reward"])
+        rule = reroll_rule(settings["reroll"])
+        if rule is not None:
+            env = FixedRerolls(env, rule)
         if algo == "a2c":
             env = IllegalActionPenalty(env)
         return Monitor(env)
@@ -112,9 +235,17 @@ def make_env(algo: str, seed: int, i: int) -> Any:
     return thunk
 
 
-def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float, int]:
+def train(
+    algo: str,
+    steps: int,
+    seed: int,
+    curve: Curve,
+    settings: dict[str, Any] = ABLATION,
+    save: Path | None = None,
+) -> tuple[Any, float, int]:
     """Train ``algo`` for ``steps`` learner decisions; returns its playing bot (or numpy policy),
-    training seconds and the decisions actually trained."""
+    training seconds and the decisions actually trained. ``settings``: the ablation options (SB3
+    learners); ``save``: a folder to export the trained SB3 network to."""
     if algo == "td":
         return train_td(steps, seed, curve)
     if algo == "rllib_ppo":
@@ -126,9 +257,10 @@ def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float, i
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(1)
-    venv = DummyVecEnv([make_env(algo, seed, i) for i in range(N_ENVS)])
+    venv = DummyVecEnv([make_env(algo, seed, i, settings) for i in range(N_ENVS)])
+    arch = list(settings["net_arch"])
     kw: dict[str, Any] = {
-        "policy_kwargs": {"net_arch": {"pi": [256, 256], "vf": [256, 256]}},
+        "policy_kwargs": {"net_arch": {"pi": arch, "vf": arch}},
         "seed": seed,
         "device": "cpu",
         "gamma": 0.995,
@@ -141,35 +273,49 @@ def train(algo: str, steps: int, seed: int, curve: Curve) -> tuple[Any, float, i
             from shelfie_env.train.policy import ExpectHeadPolicy
 
             policy = ExpectHeadPolicy
-            kw["policy_kwargs"].update(players=2, set_arch=[256, 256])
+            kw["policy_kwargs"].update(players=2, set_arch=arch)
         model = MaskablePPO(
             policy,
             venv,
             n_steps=256,
-            batch_size=512,
-            n_epochs=4,
+            batch_size=settings["batch_size"],
+            n_epochs=settings["n_epochs"],
             learning_rate=3e-4,
-            ent_coef=0.01,
+            ent_coef=settings["ent_coef"],
             **kw,
         )
     elif algo == "a2c":
         from stable_baselines3 import A2C
 
-        model = A2C("MlpPolicy", venv, n_steps=16, learning_rate=3e-4, ent_coef=0.01, **kw)
+        model = A2C("MlpPolicy", venv, n_steps=16, learning_rate=3e-4, ent_coef=settings["ent_coef"], **kw)
     else:
         raise ValueError(f"unknown learner {algo!r}")
+
+    rule = reroll_rule(settings["reroll"])
+
+    def as_bot(policy_np: NumpyPolicy) -> PPOBot:
+        return PPOBot(policy_np, 2) if rule is None else FixedRerollsBot(policy_np, rule)
 
     class CurvePoints(BaseCallback):
         def _on_step(self) -> bool:
             if curve.due(self.num_timesteps):
-                curve.add(self.num_timesteps, PPOBot(NumpyPolicy.from_sb3(self.model.policy), 2))
+                curve.add(self.num_timesteps, as_bot(NumpyPolicy.from_sb3(self.model.policy)))
             return True
 
     model.learn(steps, callback=CurvePoints())
     wall = curve.train_s()
     venv.close()
+    if save is not None:
+        from shelfie_env.bots.learned.card import make_card
+        from shelfie_env.train.checkpoint import export_weights
+
+        config = {"activation": "tanh", "seed": seed, "budget": steps, **settings}
+        tag = variant(settings).replace(",", "_").replace("=", "-").replace(".", "p")
+        name = f"{algo}{'_' + tag if tag else ''}_s{seed}_{steps}"
+        card = make_card(2, algo=algo, config=config, steps=model.num_timesteps, wall_time_s=wall)
+        print(json.dumps({"saved": str(export_weights(model, save / name, card))}), flush=True)
     policy_np = NumpyPolicy.from_sb3(model.policy)
-    curve.add(model.num_timesteps, PPOBot(policy_np, 2), final=True)
+    curve.add(model.num_timesteps, as_bot(policy_np), final=True)
     return policy_np, wall, int(model.num_timesteps)
 
 
@@ -366,12 +512,75 @@ def build_parser() -> argparse.ArgumentParser:
         "--curve-games", type=int, default=200, help="games against greedy at each curve point"
     )
     parser.add_argument("--plot", type=Path, help="write the learning curves here (PNG)")
+    parser.add_argument("--save", type=Path, help="export every trained SB3 network here (.npz and card)")
+    parser.add_argument(
+        "--models", type=Path, nargs="+", help="evaluate these --save exports instead of training"
+    )
+    ab = parser.add_argument_group("ablations (SB3 learners; defaults: the protocol)")
+    ab.add_argument(
+        "--net-arch", type=int, nargs="+", default=ABLATION["net_arch"], help="hidden layer widths"
+    )
+    ab.add_argument("--ent-coef", type=float, default=ABLATION["ent_coef"], help="entropy coefficient")
+    ab.add_argument("--batch-size", type=int, default=ABLATION["batch_size"], help="PPO minibatch size")
+    ab.add_argument("--n-epochs", type=int, default=ABLATION["n_epochs"], help="PPO epochs per rollout")
+    ab.add_argument(
+        "--train-opponents",
+        choices=sorted(TRAIN_MIXES),
+        default=ABLATION["train_opponents"],
+        help="training opponents (mix: random or greedy, 1/2 each)",
+    )
+    ab.add_argument("--margin-coef", type=float, default=ABLATION["margin_coef"], help="score-margin shaping")
+    ab.add_argument(
+        "--score-reward",
+        type=float,
+        default=ABLATION["score_reward"],
+        help="reward per point of own score gain",
+    )
+    ab.add_argument(
+        "--reroll",
+        choices=("learner", "stop", "greedy"),
+        default=ABLATION["reroll"],
+        help="diagnostic: who plays the learner's reroll decisions",
+    )
     return parser
+
+
+def model_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``--models``: each ``--save`` export evaluated like a trained learner (a ``--reroll`` model
+    plays with the rule its card records)."""
+    from shelfie_env.bots.learned.bot import load_policy
+
+    rows = []
+    for path in args.models:
+        policy, card = load_policy(path, 2)
+        config = dict(card.get("config", {}))
+        if "opponents" in config:  # exports made before the option was renamed --train-opponents
+            config.setdefault("train_opponents", config.pop("opponents"))
+        settings = {**ABLATION, **{k: v for k, v in config.items() if k in ABLATION}}
+        rule = reroll_rule(settings["reroll"])
+        bot = PPOBot(policy, 2) if rule is None else FixedRerollsBot(policy, rule)
+        decisions = int(card.get("steps", 0))
+        budget = int(config.get("budget") or decisions)
+        tag = variant(settings)
+        row = benchmark.evaluate_row(
+            bot,
+            argparse.Namespace(**{**vars(args), "steps": budget}),
+            learner=card.get("algo", "maskable_ppo"),
+            seed=config.get("seed", 0),
+            train_s=float(card.get("wall_time_s", 0.0)),
+            decisions=decisions,
+            train_opponents=train_opponents(settings),
+            model=path.name,
+            **({"variant": tag} if tag else {}),
+        )
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = benchmark.parse_args(parser, argv)
+    args = benchmark.parse_args(parser, argv, train_only=True)
     if args.curve_every < 0 or args.curve_games < 0:
         parser.error("--curve-every and --curve-games must be >= 0")
     if args.mcts_simulations <= 0:
@@ -380,23 +589,50 @@ def main(argv: list[str] | None = None) -> int:
         bots = [reference_bot(name, args.mcts_simulations) for name in dict.fromkeys(args.bots)]
     except ImportError as exc:
         parser.error(f"--bots: {exc}")
+    settings = {k: getattr(args, k) for k in ABLATION}
+    tag = variant(settings)
+    if tag and not args.models and set(args.algos) - set(SB3_LEARNERS):
+        parser.error(f"the ablation options apply to {', '.join(SB3_LEARNERS)} only (--algos)")
 
-    rows: list[dict[str, Any]] = []
-    for name, bot in bots:
+    rows: list[dict[str, Any]] = model_rows(args) if args.models and args.eval_games else []
+    for name, bot in bots if args.eval_games else ():
         rows.append(
             benchmark.evaluate_row(
                 bot, args, learner=name, seed=None, train_s=0.0, mode="bot" if name in BOTS else "search"
             )
         )
         print(json.dumps(rows[-1]), flush=True)
-    for algo in args.algos:
+    for algo in args.algos if not args.models else ():
         for seed in args.seeds:
             curve = Curve(args.curve_every, args.curve_games)
-            learned, wall, decisions = train(algo, args.steps, seed, curve)
-            extra: dict[str, Any] = {"train_opponents": OWN_OPPONENTS.get(algo, benchmark.TRAIN_OPPONENTS)}
-            bot = playing_bot(learned)
+            learned, wall, decisions = train(algo, args.steps, seed, curve, settings, args.save)
+            extra: dict[str, Any] = {
+                "train_opponents": train_opponents(settings)
+                if algo in SB3_LEARNERS
+                else OWN_OPPONENTS.get(algo, benchmark.TRAIN_OPPONENTS)
+            }
+            if tag:
+                extra["variant"] = tag
+            if not args.eval_games:  # --eval-games 0: trained, not evaluated
+                rows.append(
+                    {
+                        "learner": algo,
+                        "seed": seed,
+                        "steps": args.steps,
+                        "decisions": decisions,
+                        "train_s": round(wall, 1),
+                        "mode": "stopped",
+                        **extra,
+                        "curve": curve.points,
+                        "command": args.command,
+                    }
+                )
+                print(json.dumps(rows[-1]), flush=True)
+                continue
+            rule = reroll_rule(settings["reroll"]) if algo in SB3_LEARNERS else None
+            bot = playing_bot(learned) if rule is None else FixedRerollsBot(learned, rule)
             workers = None
-            if algo == "a2c":
+            if algo == "a2c" and rule is None:
                 bot, workers = RawChoiceBot(learned), 1  # counts its first choices in this process
             row = benchmark.evaluate_row(
                 bot,
@@ -433,7 +669,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     for r in rows:
         if not r.get("curve") or r["mode"] == "raw":
             continue
-        label = f"{r['learner']} seed {r['seed']}"
+        label = f"{benchmark.row_name(r)} seed {r['seed']}"
         d = [p["decisions"] for p in r["curve"]]
         t = [p["train_s"] for p in r["curve"]]
         w = [100 * p["win_rate"] for p in r["curve"]]
@@ -480,7 +716,8 @@ def table(rows: list[dict[str, Any]], opponents: list[str] | None = None) -> str
         g = r["vs_greedy"]
         vr = g.get("variance_ratio")
         out.append(
-            f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | {benchmark.budget_label(r['steps'])} | "
+            f"| {benchmark.row_name(r)} | {'-' if r['seed'] is None else r['seed']} | "
+            f"{benchmark.budget_label(r['steps'])} | "
             f"{r.get('decisions', r['steps']):,} | {r['train_s']:,.0f} | {_rate(g['raw'])} | {_rate(g['corrected'])} | "
             f"{f'{vr:.1f}x' if vr else '-'} | {g['games']} ({g['deals']}) | "
             f"{100 * g['win_rate']:.1f}% ({100 * g['win_ci95'][0]:.1f}–{100 * g['win_ci95'][1]:.1f}) | "

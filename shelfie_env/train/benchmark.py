@@ -123,12 +123,17 @@ def parser(prog: str | None = None, steps: int = 1_000_000) -> argparse.Argument
     )
 
 
-def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """``parser.parse_args`` plus the checks of the shared options (a bad value exits with a usage error)."""
+def parse_args(
+    parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, *, train_only: bool = False
+) -> argparse.Namespace:
+    """``parser.parse_args`` plus the checks of the shared options (a bad value exits with a usage error);
+    ``train_only``: ``--eval-games 0`` (train without evaluating) is allowed."""
     args = parser.parse_args(argv)
-    if args.eval_games <= 0 or args.eval_games % 2:
+    if (args.eval_games <= 0 and not (train_only and args.eval_games == 0)) or args.eval_games % 2:
+        zero = " or 0 (train only)" if train_only else ""
         parser.error(
-            f"--eval-games must be a positive even number (both seatings of each deal), got {args.eval_games}"
+            f"--eval-games must be a positive even number (both seatings of each deal){zero}, "
+            f"got {args.eval_games}"
         )
     if "greedy" not in args.opponents:
         parser.error("--opponents must include greedy (the report ranks learners on it)")
@@ -143,15 +148,23 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
     return args
 
 
-def train_env(seed: int, index: int = 0) -> Any:
+def train_env(
+    seed: int,
+    index: int = 0,
+    *,
+    opp_random: float = 0.5,
+    opp_greedy: float = 0.5,
+    margin_coef: float = MARGIN_COEF,
+) -> Any:
     """The learner's env of the benchmark: ``shelfie/Versus-v0`` at 2 players against ``random`` or ``greedy``
     (probability 1/2 each, drawn per episode), learner seat random, reward = rank reward
     (+1 / 0 / -1) + 0.1 x (own - rival score) / 50 at game end; ``action_masks()`` gives the legal
-    actions. Env ``index`` of a vector of envs gets its own stream (seed ``seed * 100 + index``)."""
+    actions. Env ``index`` of a vector of envs gets its own stream (seed ``seed * 100 + index``).
+    The keywords change the opponent mix and the margin coefficient (ablations; defaults: the protocol)."""
     from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
 
-    pool = OpponentPool(opp_random=0.5, opp_greedy=0.5, seed=seed * 100 + index)
-    return SelfPlayEnv(2, pool, margin_coef=MARGIN_COEF, seed=seed * 100 + index)
+    pool = OpponentPool(opp_random=opp_random, opp_greedy=opp_greedy, seed=seed * 100 + index)
+    return SelfPlayEnv(2, pool, margin_coef=margin_coef, seed=seed * 100 + index)
 
 
 class ObsBot:
@@ -260,7 +273,19 @@ class ResultsFileError(ValueError):
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return (row.get("protocol", PLAIN), row["learner"], row["seed"], row["steps"], row["mode"])
+    return (
+        row.get("protocol", PLAIN),
+        row["learner"],
+        row.get("variant", ""),
+        row["seed"],
+        row["steps"],
+        row["mode"],
+    )
+
+
+def row_name(row: dict[str, Any]) -> str:
+    """A row's learner with its ablation ``variant``, if it has one: ``maskable_ppo (ent_coef=0.0)``."""
+    return f"{row['learner']} ({row['variant']})" if row.get("variant") else row["learner"]
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
@@ -314,7 +339,7 @@ def load_results(path: str | Path) -> dict[str, Any]:
 
 def add_rows(path: str | Path, rows: list[dict[str, Any]]) -> Path:
     """Merge ``rows`` into the results file at ``path`` (created if missing): a new row replaces an old
-    one of the same protocol, learner, seed, budget and mode; the others stay. Returns ``path``."""
+    one of the same protocol, learner, variant, seed, budget and mode; the others stay. Returns ``path``."""
     path = Path(path)
     old = load_results(path) if path.exists() else {"protocols": {}, "rows": []}
     for row in rows:
@@ -326,7 +351,7 @@ def add_rows(path: str | Path, rows: list[dict[str, Any]]) -> Path:
         key=lambda r: (
             r["protocol"] != PROTOCOL,
             r["steps"] > 0,
-            r["learner"],
+            row_name(r),
             r["steps"],
             r["seed"] or 0,
             r["mode"],

@@ -1,7 +1,7 @@
 """Aggregate a benchmark results file across seeds with rliable (``scripts/bench_report.py``).
 
 Rows of the luck-aware protocol (:data:`~shelfie_env.train.benchmark.PROTOCOL`) on one
-deal set are grouped by learner and budget; each group's runs (one per seed) give:
+deal set are grouped by learner (and ablation variant) and budget; each group's runs (one per seed) give:
 
 * the interquartile mean (IQM) and the mean of the luck-corrected score rate against
   ``greedy``, with stratified-bootstrap 95 % intervals (``rliable.library.get_interval_estimates``);
@@ -34,10 +34,11 @@ from shelfie_env.train.benchmark import (
     ResultsFileError,
     budget_label,
     load_results,
+    row_name,
 )
 
 Group = tuple[str, int]
-"""(learner, budget in learner decisions)."""
+"""(learner, with its ablation variant if any, budget in learner decisions)."""
 
 
 class ReportError(RuntimeError):
@@ -64,7 +65,7 @@ def runs(
         elif str(row.get("eval", {}).get("deals")) != str(deals):
             skipped[f"evaluated on other deals than {deals}"] += 1
         else:
-            groups[(row["learner"], row["steps"])].append(row)
+            groups[(row_name(row), row["steps"])].append(row)
     for rows in groups.values():
         rows.sort(key=lambda r: -1 if r["seed"] is None else r["seed"])
     return dict(sorted(groups.items(), key=lambda kv: (kv[0][1] > 0, kv[0][0], kv[0][1]))), dict(skipped)
