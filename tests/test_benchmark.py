@@ -194,10 +194,20 @@ def test_a_bad_results_file_is_named_with_what_is_wrong(tmp_path, content, messa
     assert err.startswith(f"bench_report: {path}") and message in err
 
 
-def test_a_file_of_plain_arena_rows_alone_has_nothing_to_aggregate(capsys):
-    assert report.main([str(ROOT / "docs" / "benchmark_results.json")]) == 2
+def test_a_file_of_plain_arena_rows_alone_has_nothing_to_aggregate(tmp_path, capsys):
+    data = json.loads((ROOT / "docs" / "benchmark_results.json").read_text())
+    data["rows"] = [r for r in data["rows"] if r["protocol"] == "plain-arena"]
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps(data))
+    assert report.main([str(path)]) == 2
     err = capsys.readouterr().err
     assert "no duplicate-luck rows on the test deals" in err and "plain-arena protocol" in err
+
+
+def test_the_documented_results_aggregate_by_learner_and_budget(capsys):
+    assert report.main([str(ROOT / "docs" / "benchmark_results.json")]) == 0
+    out = capsys.readouterr().out
+    assert "| maskable_ppo | 1M | 0, 1, 2 |" in out
 
 
 # ---------------------------------------------------------------- report
