@@ -25,6 +25,17 @@ from shelfie_env.bots.learned.card import (
 from shelfie_env.bots.learned.policy import read_weights
 
 
+def save_run_state(run_dir: str | Path, state: Mapping[str, Any]) -> Path:
+    """Write a trainer's resume state as ``run_dir/latest.pt``, atomically (a crash leaves the old one)."""
+    import torch
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = run_dir / "latest.pt.tmp"
+    torch.save(dict(state), tmp)
+    return tmp.replace(run_dir / "latest.pt")
+
+
 def zip_path(model_path: str | Path) -> Path:
     """``model_path`` with the ``.zip`` suffix SB3 uses."""
     p = Path(model_path)

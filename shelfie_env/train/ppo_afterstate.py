@@ -51,6 +51,7 @@ from shelfie_env.train.afterstate_torch import (
     state_values,
     turn_values,
 )
+from shelfie_env.train.checkpoint import save_run_state
 from shelfie_env.train.config import PPOAfterstateConfig
 
 EVAL_SEED = deal_start("selection")
@@ -239,9 +240,8 @@ class PPOAfterstateTrainer:
 
     # ---------------------------------------------------------------- files
     def save(self) -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.run_dir / "latest.pt.tmp"
-        torch.save(
+        save_run_state(
+            self.run_dir,
             {
                 "model": self.net.state_dict(),
                 "opt": self.opt.state_dict(),
@@ -256,9 +256,7 @@ class PPOAfterstateTrainer:
                 "torch_rng": torch.get_rng_state(),
                 "config": dataclasses.asdict(self.cfg),
             },
-            tmp,
         )
-        tmp.replace(self.run_dir / "latest.pt")
         self.export(self.run_dir / "latest.npz", {})
 
     def load(self) -> None:

@@ -48,6 +48,7 @@ from shelfie_env.bots.learned.reply import ReplySearch
 from shelfie_env.bots.learned.value import SET_INDEX, LearnedContext, SearchedContext, ValueBot
 from shelfie_env.bots.planner.search import action_values, best_action
 from shelfie_env.game.engine import REROLL, Game
+from shelfie_env.train.checkpoint import save_run_state
 
 
 @dataclass
@@ -372,9 +373,8 @@ class TDTrainer:
     def save(self) -> None:
         import torch
 
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.run_dir / "latest.pt.tmp"
-        torch.save(
+        save_run_state(
+            self.run_dir,
             {
                 "model": self.model.state_dict(),
                 "opt": self.opt.state_dict(),
@@ -386,9 +386,7 @@ class TDTrainer:
                 "best": self.best,
                 "config": dataclasses.asdict(self.cfg),
             },
-            tmp,
         )
-        tmp.replace(self.run_dir / "latest.pt")
         self.export(self.run_dir / "latest.npz", {})
 
     def load(self) -> None:
