@@ -90,4 +90,11 @@ terminal) after every step and on request.
 from shelfie_env.envs.aec import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, env, raw_env
 from shelfie_env.envs.common import REWARD_MODES, final_rewards
 
-__all__ = ["REWARD_MODES", "AssertOutOfBoundsWrapper", "OrderEnforcingWrapper", "env", "final_rewards", "raw_env"]
+__all__ = [
+    "REWARD_MODES",
+    "AssertOutOfBoundsWrapper",
+    "OrderEnforcingWrapper",
+    "env",
+    "final_rewards",
+    "raw_env",
+]

@@ -198,7 +198,10 @@ def non_negative_int(option: str) -> Callable[[str], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m shelfie_env.arena.cli", description="Play bots against each other over the same seeded dice.")
+    parser = argparse.ArgumentParser(
+        prog="python -m shelfie_env.arena.cli",
+        description="Play bots against each other over the same seeded dice.",
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

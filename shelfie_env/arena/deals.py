@@ -32,7 +32,9 @@ def deal_start(deals: str | int) -> int:
                 f"deals must be {' or '.join(map(repr, DEAL_SETS))} or a non-negative integer seed, got {deals!r}"
             ) from None
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 0:
-        raise ValueError(f"deals must be {' or '.join(map(repr, DEAL_SETS))} or a non-negative integer seed, got {deals!r}")
+        raise ValueError(
+            f"deals must be {' or '.join(map(repr, DEAL_SETS))} or a non-negative integer seed, got {deals!r}"
+        )
     return deals
 
 

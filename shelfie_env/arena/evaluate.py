@@ -87,7 +87,9 @@ def _as_bot(policy: str | Bot | Callable[[dict[str, Any]], int], name: str) -> t
         return name, policy  # type: ignore[return-value]
     if callable(policy):
         return name, FunctionBot(policy, name)
-    raise TypeError(f"policy must be a bot spec, a bot with act(state) or a function of the state, got {policy!r}")
+    raise TypeError(
+        f"policy must be a bot spec, a bot with act(state) or a function of the state, got {policy!r}"
+    )
 
 
 def _picklable(obj: object) -> bool:
@@ -129,14 +131,29 @@ def evaluate(
             if opp == spec:
                 raise ValueError(f"the agent and its opponent share the name {spec!r}; pass name=...")
             res = run_arena(
-                [spec, opp], 2, games, workers=workers, ratings=False, bots=given, deals=deals,
-                duplicate=duplicate, luck=luck,
+                [spec, opp],
+                2,
+                games,
+                workers=workers,
+                ratings=False,
+                bots=given,
+                deals=deals,
+                duplicate=duplicate,
+                luck=luck,
             )
             (stats,) = res["results"]["pairings"]
         else:
             res = run_arena(
-                [spec], players, games, workers=workers, ratings=False, bots=given, field=opp, deals=deals,
-                duplicate=duplicate, luck=luck,
+                [spec],
+                players,
+                games,
+                workers=workers,
+                ratings=False,
+                bots=given,
+                field=opp,
+                deals=deals,
+                duplicate=duplicate,
+                luck=luck,
             )
             stats = next(b for b in res["results"]["bots"] if b["bot"] == spec)
         results.append(res)

@@ -131,7 +131,9 @@ class MixedValue:
     def __init__(self, components: Sequence[tuple[float, ValueFunction]]) -> None:
         total = sum(w for w, _ in components)
         if not components or total <= 0 or any(w < 0 for w, _ in components):
-            raise ValueError("a mixed value function needs components with non-negative weights summing above 0")
+            raise ValueError(
+                "a mixed value function needs components with non-negative weights summing above 0"
+            )
         self.components = [(w / total, v) for w, v in components]
         self.name = "+".join(v.name for _, v in self.components)
 
@@ -180,7 +182,9 @@ class LuckTracker:
             seat, turn = self._turn  # type: ignore[misc]
             before = self._mean(lambda t: t.e[rolls_left - 1][keep])
             after = self._mean(lambda t: t.v[rolls_left - 1][m])
-            self.events.append(ChanceEvent(seat, turn, ROLLS_PER_TURN + 1 - rolls_left, thrown, before, after))
+            self.events.append(
+                ChanceEvent(seat, turn, ROLLS_PER_TURN + 1 - rolls_left, thrown, before, after)
+            )
         if not game.over and (game.current, game.round) != self._turn:
             self._new_turn(game)
 

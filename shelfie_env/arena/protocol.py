@@ -191,7 +191,12 @@ def _play_chunk(task: Task) -> list[dict[str, Any]]:
         events: list[ChanceEvent] = []
         scores = play_game(bots, seed, times=times, dice=dice, luck=luck, events=events)
         rec: dict[str, Any] = {
-            "game": i, "deal": deal, "seed": seed, "seats": seats, "scores": scores, "times": times,
+            "game": i,
+            "deal": deal,
+            "seed": seed,
+            "seats": seats,
+            "scores": scores,
+            "times": times,
         }
         if n > 1:
             rec["raw"] = final_rewards(scores, "rank")
@@ -317,7 +322,9 @@ def run_arena(
             "scores": r["scores"],
             **{k: r[k] for k in ("raw", "luck", "corrected") if k in r},
         }
-        for r in sorted(records, key=lambda r: (r["seats"] if players == 1 else sorted(r["seats"]), r["game"]))
+        for r in sorted(
+            records, key=lambda r: (r["seats"] if players == 1 else sorted(r["seats"]), r["game"])
+        )
     ]
     per = schedule.per_deal
     result["config"] = {

@@ -59,7 +59,8 @@ def to_markdown(result: dict[str, Any]) -> str:
         ]
         for b in result["bots"]:
             cells = [
-                _pct(x["first_place_rate"], x["ci95"]) if x["games"] else "—" for x in b["first_place_by_seat"]
+                _pct(x["first_place_rate"], x["ci95"]) if x["games"] else "—"
+                for x in b["first_place_by_seat"]
             ]
             lines.append(f"| `{b['bot']}` | " + " | ".join(cells) + " |")
     if result["pairings"] and not cfg.get("field"):
@@ -106,14 +107,18 @@ def _results_table(result: dict[str, Any]) -> list[str]:
     lines = [
         "",
         f"Rank reward (win +1, tie 0, loss −1; score rate = (1 + mean) / 2); 95% intervals over "
-        f"{res['unit']}" + ("; luck measured with `" + str(result["config"].get("luck")) + "`" if lucky else "")
+        f"{res['unit']}"
+        + ("; luck measured with `" + str(result["config"].get("luck")) + "`" if lucky else "")
         + ".",
         "",
         head
         + "| games | raw mean (95% CI) | raw score rate"
         + (" | corrected mean (95% CI) | corrected score rate | games factor" if lucky else "")
         + " |",
-        "|---|" + ("---|" if res["pairings"] else "") + "---:|---:|---:|" + ("---:|---:|---:|" if lucky else ""),
+        "|---|"
+        + ("---|" if res["pairings"] else "")
+        + "---:|---:|---:|"
+        + ("---:|---:|---:|" if lucky else ""),
     ]
     for r in rows:
         who = f"| `{r['bot']}` | `{r['opponent']}` " if "opponent" in r else f"| `{r['bot']}` "

@@ -73,7 +73,9 @@ def _stats(
     return out
 
 
-def result_stats(specs: Sequence[str], records: list[dict[str, Any]], duplicate: bool = False) -> dict[str, Any]:
+def result_stats(
+    specs: Sequence[str], records: list[dict[str, Any]], duplicate: bool = False
+) -> dict[str, Any]:
     """The ``results`` block: per bot (all its games) and, in two-player runs, per pairing."""
     out: dict[str, Any] = {
         "quantity": "rank reward",

@@ -118,7 +118,9 @@ def _positions(
     game = initial.clone() if isinstance(initial, Game) else Game.from_dict(initial)
     stored = [s if isinstance(s, Game) else Game.from_dict(s) for s in states]
     if len(stored) != len(actions):
-        raise ValueError(f"a review needs one position after each move: {len(stored)} positions for {len(actions)} moves")
+        raise ValueError(
+            f"a review needs one position after each move: {len(stored)} positions for {len(actions)} moves"
+        )
     out = [game]
     for j, (raw, want) in enumerate(zip(actions, stored)):
         try:
@@ -170,7 +172,9 @@ def review_game(
     if not final.over:
         raise ValueError("the game is not over: a review needs a finished game")
     if n < 2:
-        raise ValueError("a review measures luck on the rank reward, which needs 2-4 players, not a solo game")
+        raise ValueError(
+            "a review measures luck on the rank reward, which needs 2-4 players, not a solo game"
+        )
     judge = value_function(value, n) if isinstance(value, str) else value
     names = list(names) if names is not None else [f"player {s + 1}" for s in range(n)]
     if len(names) != n:
@@ -253,7 +257,9 @@ def _turns(rolls: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each turn's luck: the sum over its rolls, marked when large (:func:`luck_mark`)."""
     turns: dict[tuple[int, int], dict[str, Any]] = {}
     for r in rolls:
-        t = turns.setdefault((r["round"], r["seat"]), {"round": r["round"], "seat": r["seat"], "rolls": 0, "luck": 0.0})
+        t = turns.setdefault(
+            (r["round"], r["seat"]), {"round": r["round"], "seat": r["seat"], "rolls": 0, "luck": 0.0}
+        )
         t["rolls"] += 1
         t["luck"] += r["luck"]
     out = sorted(turns.values(), key=lambda t: (t["round"], t["seat"]))

@@ -137,7 +137,9 @@ def make_value(spec: str, num_players: int) -> TDValue | PlannerValue | MixedVal
     if "+" in spec:
         parts = [p.strip() for p in spec.split("+")]
         if len(set(parts)) != len(parts) or any("+" in p or not p for p in parts):
-            raise ValueError(f"unknown luck value function {spec!r}; use td, planner, td:path=MODEL or td+planner")
+            raise ValueError(
+                f"unknown luck value function {spec!r}; use td, planner, td:path=MODEL or td+planner"
+            )
         return MixedValue([(1.0, make_value(p, num_players)) for p in parts])  # type: ignore[misc]
     name, _, rest = spec.partition(":")
     if name == "planner" and not rest:

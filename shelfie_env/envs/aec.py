@@ -186,7 +186,9 @@ class raw_env(AECEnv, EzPickle):
             state = options.get("state")
         dice = game_dice(self.dice, seed, self._rng)
         if state is not None:
-            game = game_from_state(state, state_dice(self.dice, state, dice), self.num_players, self._score_bound)
+            game = game_from_state(
+                state, state_dice(self.dice, state, dice), self.num_players, self._score_bound
+            )
         else:
             game = Game.new(self.num_players, points=self.table, rng=dice)
         self.game = game

@@ -161,7 +161,9 @@ def action_array(actions: Any, num_envs: int) -> np.ndarray:
         except ValueError:  # ragged nesting
             pass
     if raw.shape != (num_envs,):
-        raise ValueError(f"actions must be {num_envs} integer ids (shape ({num_envs},)), got shape {raw.shape}")
+        raise ValueError(
+            f"actions must be {num_envs} integer ids (shape ({num_envs},)), got shape {raw.shape}"
+        )
     for i, a in enumerate(raw.tolist()):
         if not is_action_id(a):
             _refuse(a, i)

@@ -258,7 +258,10 @@ def decode(obs: np.ndarray, num_players: int) -> Game:
         "num_players": n,
         "points": [list(row) for row in DEFAULT_POINTS],
         "boards": [
-            [[(circled[s] >> (5 * r + c) & 1) + 2 * (crossed[s] >> (5 * r + c) & 1) for c in range(5)] for r in range(5)]
+            [
+                [(circled[s] >> (5 * r + c) & 1) + 2 * (crossed[s] >> (5 * r + c) & 1) for c in range(5)]
+                for r in range(5)
+            ]
             for s in range(n)
         ],
         "current_player": (observer + int(np.argmax(x[o + 60 : o + 60 + n]))) % n,

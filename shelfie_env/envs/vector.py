@@ -250,7 +250,9 @@ class _ShelfieVectorEnv(VectorEnv):
         self.num_envs = self.core.num_envs
         self.autoreset_mode = mode
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
-        self.single_observation_space = observation_box(self.core.num_players, score_bound(self.core.batch.table))
+        self.single_observation_space = observation_box(
+            self.core.num_players, score_bound(self.core.batch.table)
+        )
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

@@ -405,8 +405,7 @@ class Game:
             return f"it is the {PHASES[phase]} phase, not a time to {kind}"
         if kind == "reroll":
             return (
-                "not a canonical reroll set for these dice "
-                "(among equal faces reroll the highest positions)"
+                "not a canonical reroll set for these dice (among equal faces reroll the highest positions)"
             )
         if kind == "end":
             if self.circles == 0:

@@ -187,5 +187,11 @@ def render_text(
 
 
 __all__ = [
-    "FACE_COLORS", "player_label", "render_dice", "render_shelf", "render_status", "render_text", "result_line",
+    "FACE_COLORS",
+    "player_label",
+    "render_dice",
+    "render_shelf",
+    "render_status",
+    "render_text",
+    "result_line",
 ]

@@ -42,8 +42,7 @@ def row_bits(mask: int, r: int) -> int:
 
 # _TRANSPOSE[r][bits]: the row-r bits moved to bit 5*c + r (the transposed shelf).
 _TRANSPOSE = tuple(
-    tuple(sum(1 << (5 * c + r) for c in range(5) if bits >> c & 1) for bits in range(32))
-    for r in range(5)
+    tuple(sum(1 << (5 * c + r) for c in range(5) if bits >> c & 1) for bits in range(32)) for r in range(5)
 )
 
 

@@ -122,8 +122,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
                 if isinstance(v, bool) or v not in (0, 1, 2):
                     raise InvalidStateError(
                         "boards",
-                        f"cell boards[{p}][{r}][{c}] must be 0 (free), 1 (circled) or 2 (crossed), "
-                        f"got {v!r}",
+                        f"cell boards[{p}][{r}][{c}] must be 0 (free), 1 (circled) or 2 (crossed), got {v!r}",
                     )
                 if v == 1:
                     ci |= 1 << (5 * r + c)

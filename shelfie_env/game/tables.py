@@ -44,9 +44,7 @@ def canonical_rerolls(dice: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(a for a in ids if a))
 
 
-REROLL_IDS: dict[tuple[int, ...], tuple[int, ...]] = {
-    d: (0,) + canonical_rerolls(d) for d in MULTISETS
-}
+REROLL_IDS: dict[tuple[int, ...], tuple[int, ...]] = {d: (0,) + canonical_rerolls(d) for d in MULTISETS}
 
 
 def _circle_ids(r: int, k: int, joker: int, free: int) -> tuple[int, ...]:
@@ -71,9 +69,6 @@ CIRCLE_IDS: tuple[tuple[tuple[tuple[tuple[int, ...], ...], ...], ...], ...] = tu
 
 # ALL_JOKER_IDS[r][free]: with six jokers, any free cell of row r, joker flag set.
 ALL_JOKER_IDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(
-        tuple(CIRCLE_BASE + 2 * (5 * r + c) + 1 for c in range(5) if free >> c & 1)
-        for free in range(32)
-    )
+    tuple(tuple(CIRCLE_BASE + 2 * (5 * r + c) + 1 for c in range(5) if free >> c & 1) for free in range(32))
     for r in range(5)
 )

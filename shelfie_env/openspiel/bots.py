@@ -33,7 +33,9 @@ class EngineRolloutEvaluator(mcts.Evaluator):
     plays our ``greedy`` bot for every seat. Values are the game's returns.
     """
 
-    def __init__(self, policy: str = "random", n_rollouts: int = 1, rng: np.random.Generator | None = None) -> None:
+    def __init__(
+        self, policy: str = "random", n_rollouts: int = 1, rng: np.random.Generator | None = None
+    ) -> None:
         if policy not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {policy!r}")
         if isinstance(n_rollouts, bool) or not isinstance(n_rollouts, int) or n_rollouts < 1:

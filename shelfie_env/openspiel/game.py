@@ -120,7 +120,9 @@ def _spec(params: dict[str, Any]) -> _Spec:
     merged = {**DEFAULT_PARAMS, **params}
     unknown = set(merged) - set(DEFAULT_PARAMS)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {SHORT_NAME}; it has {sorted(DEFAULT_PARAMS)}")
+        raise ValueError(
+            f"unknown parameter(s) {sorted(unknown)} for {SHORT_NAME}; it has {sorted(DEFAULT_PARAMS)}"
+        )
     players = merged["players"]
     if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= 4:
         raise ValueError(f"players must be an integer 1..4, got {players!r}")
@@ -163,7 +165,9 @@ class _Core:
         if self.throw:
             outcomes = FACES[self.throw]
             if not 0 <= action < len(outcomes):
-                raise ValueError(f"chance outcome {action} is not one of the {len(outcomes)} of {self.throw} dice")
+                raise ValueError(
+                    f"chance outcome {action} is not one of the {len(outcomes)} of {self.throw} dice"
+                )
             land(game, self.reroll, outcomes[action])
             self.throw = self.reroll = 0
             return
@@ -255,9 +259,18 @@ class ShelfieGame(pyspiel.Game):
 
 
 _TYPE_FIELDS = (
-    "short_name", "long_name", "dynamics", "chance_mode", "information", "reward_model",
-    "max_num_players", "min_num_players", "provides_information_state_string",
-    "provides_information_state_tensor", "provides_observation_string", "provides_observation_tensor",
+    "short_name",
+    "long_name",
+    "dynamics",
+    "chance_mode",
+    "information",
+    "reward_model",
+    "max_num_players",
+    "min_num_players",
+    "provides_information_state_string",
+    "provides_information_state_tensor",
+    "provides_observation_string",
+    "provides_observation_tensor",
 )
 
 

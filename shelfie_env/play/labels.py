@@ -16,7 +16,11 @@ MODEL_SUFFIXES = (".npz", ".zip")
 def _card_name(path: str) -> str | None:
     """The ``name`` in the model card next to ``path`` (``x.npz`` -> ``x.json``), if it has one."""
     model = Path(path)
-    card = model.with_suffix(".json") if model.suffix in MODEL_SUFFIXES else model.with_name(model.name + ".json")
+    card = (
+        model.with_suffix(".json")
+        if model.suffix in MODEL_SUFFIXES
+        else model.with_name(model.name + ".json")
+    )
     try:
         data = json.loads(card.read_text(encoding="utf-8"))
     except (OSError, ValueError):

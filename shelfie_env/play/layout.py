@@ -29,7 +29,9 @@ def visible_len(text: str) -> int:
     return len(_ANSI.sub("", text))
 
 
-def side_by_side(blocks: Sequence[Sequence[str]], width: int, gap: int = GAP, min_width: int = 0) -> list[str]:
+def side_by_side(
+    blocks: Sequence[Sequence[str]], width: int, gap: int = GAP, min_width: int = 0
+) -> list[str]:
     """The blocks (lists of lines) in as many columns as fit in ``width``, row after row,
     a blank line between rows; one column when even two do not fit. Every column is at
     least ``min_width`` wide, so the columns stay put from one table to the next."""
@@ -102,8 +104,12 @@ def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> str
     for words in _UNBREAKABLE:  # keep "cat #3", "+joker" and "->" with their neighbours
         text = text.replace(words, words.replace(" ", _GLUE))
     return textwrap.fill(
-        text, width=max(width, len(indent) + 20), initial_indent=first, subsequent_indent=indent,
-        break_long_words=False, break_on_hyphens=False,
+        text,
+        width=max(width, len(indent) + 20),
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
     ).replace(_GLUE, " ")
 
 

@@ -94,12 +94,14 @@ def trigger_notice(before: Game, after: Game, voice: Voice) -> str | None:
     if before.end_triggered or not after.end_triggered:
         return None
     who = [
-        q for q in range(after.num_players)
+        q
+        for q in range(after.num_players)
         if full_rows(after.circled[q] | after.crossed[q]) >= 2
         and full_rows(before.circled[q] | before.crossed[q]) < 2
     ] or [before.current]
-    subject = and_list([voice.subject(q) if i == 0 else voice.subject(q).replace("You", "you")
-                    for i, q in enumerate(who)])
+    subject = and_list(
+        [voice.subject(q) if i == 0 else voice.subject(q).replace("You", "you") for i, q in enumerate(who)]
+    )
     has = "have" if len(who) > 1 or who[0] == voice.viewer else "has"
     text = f"{subject} {has} two full rows: "
     last = after.num_players - 1
@@ -138,8 +140,11 @@ def pass_notices(before: Game, after: Game, action: int | None, voice: Voice) ->
         while q != after.current:
             skipped.append(q)
             q = (q + 1) % n
-    return [f"{voice.subject(q)} {voice.verb(q, 'has', 'have')} a full shelf and "
-            f"{voice.verb(q, 'passes', 'pass')}." for q in skipped]
+    return [
+        f"{voice.subject(q)} {voice.verb(q, 'has', 'have')} a full shelf and "
+        f"{voice.verb(q, 'passes', 'pass')}."
+        for q in skipped
+    ]
 
 
 def notices(before: Game, after: Game, action: int | None, voice: Voice) -> list[str]:
@@ -156,6 +161,14 @@ def notices(before: Game, after: Game, action: int | None, voice: Voice) -> list
 
 
 __all__ = [
-    "Voice", "and_list", "cell_name", "lockout_notices", "notices", "pass_notices", "plural", "trigger_notice",
-    "turn_end_reason", "turn_ended",
+    "Voice",
+    "and_list",
+    "cell_name",
+    "lockout_notices",
+    "notices",
+    "pass_notices",
+    "plural",
+    "trigger_notice",
+    "turn_end_reason",
+    "turn_ended",
 ]

@@ -76,8 +76,13 @@ def read_move(entry: Any) -> Move:
     events = entry.get("events") if isinstance(entry.get("events"), dict) else {}
     state = entry.get("state") if isinstance(entry.get("state"), dict) else None
     return Move(
-        seat if isinstance(seat, int) and not isinstance(seat, bool) else None, action, name, roll,
-        _faces(events.get("rolled", entry.get("rolled"))), _faces(events.get("opening")), state,
+        seat if isinstance(seat, int) and not isinstance(seat, bool) else None,
+        action,
+        name,
+        roll,
+        _faces(events.get("rolled", entry.get("rolled"))),
+        _faces(events.get("opening")),
+        state,
     )
 
 
@@ -146,12 +151,16 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
         "--every-move", action="store_true", help="show the table after every move, not only after each turn"
     )
     parser.add_argument(
-        "--review", action="store_true",
+        "--review",
+        action="store_true",
         help="after the replay, review the game: each turn's luck, each player's luck-adjusted result, "
         "the three biggest mistakes with the better move (a finished game of 2-4 players)",
     )
     parser.add_argument(
-        "--review-value", type=review_value, default="td", metavar="VALUE",
+        "--review-value",
+        type=review_value,
+        default="td",
+        metavar="VALUE",
         help="whose exact search the review values positions with: td (default), planner, or td:path=MODEL",
     )
 
@@ -252,8 +261,16 @@ def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool
         now = stored
         if previous is not None:
             try:
-                now = check_move(j + 1, _mover(move, previous, names), previous, move.action, move.name,
-                                 move.seat, stored, move.roll)
+                now = check_move(
+                    j + 1,
+                    _mover(move, previous, names),
+                    previous,
+                    move.action,
+                    move.name,
+                    move.seat,
+                    stored,
+                    move.roll,
+                )
             except ReplayError as exc:
                 exc.shown = "\n".join(lines) + "\n"
                 raise

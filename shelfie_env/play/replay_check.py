@@ -82,8 +82,14 @@ def differences(expected: Game, stored: Game) -> list[str]:
 
 
 def check_move(
-    number: int, who: str, before: Game, action: int | None, name: str, seat: int | None,
-    stored: Game | None, dice: Sequence[int] | None,
+    number: int,
+    who: str,
+    before: Game,
+    action: int | None,
+    name: str,
+    seat: int | None,
+    stored: Game | None,
+    dice: Sequence[int] | None,
 ) -> Game | None:
     """Check move ``number`` (1-based) played from ``before``; return the position after it
     (``stored`` when the file has it, else the one the rules give, or ``None`` if unknown)."""

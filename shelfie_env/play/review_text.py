@@ -30,7 +30,11 @@ def positions(data: dict[str, Any], moves: Sequence[Any]) -> tuple[dict[str, Any
     initial = data.get("initial_state")
     if len(states) == len(moves) + 1:
         initial, states = states[0], states[1:]
-    if not isinstance(initial, dict) or len(states) != len(moves) or not all(isinstance(s, dict) for s in states):
+    if (
+        not isinstance(initial, dict)
+        or len(states) != len(moves)
+        or not all(isinstance(s, dict) for s in states)
+    ):
         raise ValueError("a review needs the starting position and the position after each move ('states')")
     return initial, list(states)
 
@@ -62,7 +66,11 @@ def _win_points(regret: float, players: int) -> str:
     """``(about 7 points of win chance)`` at two players, where the rank reward is a win chance."""
     if players != 2:
         return ""
-    return f" (about {regret * 50:.0f} points of win chance)" if regret * 50 >= 0.5 else " (under a point of win chance)"
+    return (
+        f" (about {regret * 50:.0f} points of win chance)"
+        if regret * 50 >= 0.5
+        else " (under a point of win chance)"
+    )
 
 
 def render_review(review: dict[str, Any]) -> str:
@@ -72,10 +80,14 @@ def render_review(review: dict[str, Any]) -> str:
     names = [_cut(p["name"]) for p in players]
     width = max(9, *(len(x) for x in names))
     lines = [
-        *_prose(f"Review by {review['value']}'s exact search over the dice. Values are in units of {review['unit']}."),
+        *_prose(
+            f"Review by {review['value']}'s exact search over the dice. Values are in units of {review['unit']}."
+        ),
         "",
-        *_prose("Luck per turn: the value after the turn's rolls minus the average over everything they could "
-                "have shown."),
+        *_prose(
+            "Luck per turn: the value after the turn's rolls minus the average over everything they could "
+            "have shown."
+        ),
         "round  " + "".join(x.ljust(width + 3) for x in names).rstrip(),
     ]
     by_round: dict[int, dict[int, dict[str, Any]]] = {}
@@ -91,25 +103,42 @@ def render_review(review: dict[str, Any]) -> str:
     lines.append("total  " + "".join(_signed(p["luck"]).ljust(width + 3) for p in players).rstrip())
     th = review["thresholds"]
     lines += [
-        *_prose(f"(+ lucky, - unlucky: a turn's luck of {th['lucky']:.2f} or more either way; "
-                f"++ / --: {th['very_lucky']:.2f} or more)"),
+        *_prose(
+            f"(+ lucky, - unlucky: a turn's luck of {th['lucky']:.2f} or more either way; "
+            f"++ / --: {th['very_lucky']:.2f} or more)"
+        ),
         "",
-        *_prose("Results (result: +1 first, -1 last; adjusted: the result less the player's own luck plus "
-                "their share of the rivals'):"),
+        *_prose(
+            "Results (result: +1 first, -1 last; adjusted: the result less the player's own luck plus "
+            "their share of the rivals'):"
+        ),
     ]
     head = ["player", "score", "result", "luck", "adjusted", "decisions", "regret", "mistakes", "blunders"]
     rows = [
-        [names[i], str(p["score"]), _signed(p["result"]), _signed(p["luck"]), _signed(p["adjusted"]),
-         str(p["decisions"]), f"{p['regret']:.2f}", str(p["mistakes"]), str(p["blunders"])]
+        [
+            names[i],
+            str(p["score"]),
+            _signed(p["result"]),
+            _signed(p["luck"]),
+            _signed(p["adjusted"]),
+            str(p["decisions"]),
+            f"{p['regret']:.2f}",
+            str(p["mistakes"]),
+            str(p["blunders"]),
+        ]
         for i, p in enumerate(players)
     ]
     widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
     for r in [head, *rows]:
-        lines.append("  ".join(r[0].ljust(widths[0]) if c == 0 else r[c].rjust(widths[c]) for c in range(len(r))))
+        lines.append(
+            "  ".join(r[0].ljust(widths[0]) if c == 0 else r[c].rjust(widths[c]) for c in range(len(r)))
+        )
     lines += [
-        *_prose(f"(regret: the best move's value minus the value of the move played, summed over the "
-                f"player's decisions; a mistake costs {th['mistake']:.2f} or more, a blunder "
-                f"{th['blunder']:.2f} or more)"),
+        *_prose(
+            f"(regret: the best move's value minus the value of the move played, summed over the "
+            f"player's decisions; a mistake costs {th['mistake']:.2f} or more, a blunder "
+            f"{th['blunder']:.2f} or more)"
+        ),
         "",
     ]
     mistakes = review["mistakes"]

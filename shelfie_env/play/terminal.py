@@ -68,17 +68,39 @@ class CommandError(ValueError):
 
 
 COMMANDS = {
-    "reroll": "reroll", "r": "reroll", "roll": "reroll",
-    "keep": "stop", "stop": "stop", "s": "stop", "k": "stop",
-    "circle": "circle", "c": "circle", "take": "circle",
-    "end": "end", "e": "end", "done": "end", "pass": "end",
-    "cross": "cross", "x": "cross",
-    "hint": "hint", "hints": "hint",
-    "help": "help", "?": "help", "h": "help",
-    "board": "board", "b": "board", "show": "board",
-    "moves": "moves", "legal": "moves", "m": "moves",
-    "last": "last", "l": "last", "recent": "last",
-    "quit": "quit", "q": "quit", "exit": "quit",
+    "reroll": "reroll",
+    "r": "reroll",
+    "roll": "reroll",
+    "keep": "stop",
+    "stop": "stop",
+    "s": "stop",
+    "k": "stop",
+    "circle": "circle",
+    "c": "circle",
+    "take": "circle",
+    "end": "end",
+    "e": "end",
+    "done": "end",
+    "pass": "end",
+    "cross": "cross",
+    "x": "cross",
+    "hint": "hint",
+    "hints": "hint",
+    "help": "help",
+    "?": "help",
+    "h": "help",
+    "board": "board",
+    "b": "board",
+    "show": "board",
+    "moves": "moves",
+    "legal": "moves",
+    "m": "moves",
+    "last": "last",
+    "l": "last",
+    "recent": "last",
+    "quit": "quit",
+    "q": "quit",
+    "exit": "quit",
 }
 
 HELP = """\
@@ -413,7 +435,9 @@ class TerminalGame:
                 tip = " (type 'stop' to keep these dice first)"
             elif g.phase == CROSS and kind == "circle":
                 tip = " (nothing can be circled: cross out a row, e.g. '" + legal_commands(g)[0] + "')"
-            self.say(wrap(f"{action_name(action)} is not possible: {exc.reason}{tip}", self.columns(), "  ", "? "))
+            self.say(
+                wrap(f"{action_name(action)} is not possible: {exc.reason}{tip}", self.columns(), "  ", "? ")
+            )
             return True
         line_out = f"{self.who(self.human if self.human is not None else 0)} {describe(action)}"
         if kind == "reroll":
@@ -519,8 +543,11 @@ def final_report(
     rows = []
     for p in range(game.num_players):
         b = game.table.breakdown(game.circled[p])
-        rows.append([player_label(game, p, viewer, names)] + [str(v) for v in b["rows"] + b["cols"]]
-                    + [str(game.score(p))])
+        rows.append(
+            [player_label(game, p, viewer, names)]
+            + [str(v) for v in b["rows"] + b["cols"]]
+            + [str(game.score(p))]
+        )
     lines = ["Final score breakdown (rows and columns with at least 3 circles score):"]
     whole = _columns_text([head] + rows)
     if width is None or max(len(line) for line in whole) <= width:
@@ -536,8 +563,10 @@ def final_report(
 def _columns_text(table: list[list[str]]) -> list[str]:
     """The rows of ``table`` as aligned text: the first column left, the others right."""
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-            for r in table]
+    return [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in table
+    ]
 
 
 # --------------------------------------------------------------------------- play setup
@@ -581,7 +610,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     )
     who = parser.add_mutually_exclusive_group()
     who.add_argument(
-        "--opponents", type=options.bot_list, default=None, help="comma-separated bot names, e.g. greedy,random"
+        "--opponents",
+        type=options.bot_list,
+        default=None,
+        help="comma-separated bot names, e.g. greedy,random",
     )
     who.add_argument(
         "--opponent",
@@ -605,14 +637,19 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=options.seed, default=None, help="seed for the dice (and random bots), 0 or more"
     )
     parser.add_argument(
-        "--name", type=options.player_name, default=None,
+        "--name",
+        type=options.player_name,
+        default=None,
         help=f"your name on the table (at most {options.MAX_NAME} characters)",
     )
     parser.add_argument(
         "--no-color", action="store_true", help="plain text (also automatic when not a terminal)"
     )
     parser.add_argument(
-        "--replay", type=options.replay_file, metavar="FILE", default=None,
+        "--replay",
+        type=options.replay_file,
+        metavar="FILE",
+        default=None,
         help="show a saved replay instead of playing",
     )
 
@@ -678,7 +715,13 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
     interactive = bool(getattr(inp, "isatty", lambda: False)())
     to_terminal = bool(getattr(out, "isatty", lambda: False)())
     tg = TerminalGame(
-        game, seats, human, inp, out, color=_use_color(args, out), echo=not interactive,
+        game,
+        seats,
+        human,
+        inp,
+        out,
+        color=_use_color(args, out),
+        echo=not interactive,
         width=terminal_width if to_terminal else None,
     )
     save_history: Callable[[], None] | None = None
@@ -697,7 +740,18 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
 
 # --------------------------------------------------------------------------- line editing
 COMPLETIONS_FIRST = (
-    "reroll", "stop", "keep", "circle", "end", "cross", "hint", "board", "last", "moves", "help", "quit",
+    "reroll",
+    "stop",
+    "keep",
+    "circle",
+    "end",
+    "cross",
+    "hint",
+    "board",
+    "last",
+    "moves",
+    "help",
+    "quit",
 )
 COMPLETIONS_LATER = SYMBOLS + SYMBOL_PLURALS + ("joker", "all")
 

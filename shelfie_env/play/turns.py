@@ -26,12 +26,12 @@ def describe(action: int) -> str:
     if kind == "stop":
         return "kept the dice"
     if kind == "reroll":
-        return "rerolled" + name[len("reroll"):]
+        return "rerolled" + name[len("reroll") :]
     if kind == "circle":
-        return "circled" + name[len("circle"):]
+        return "circled" + name[len("circle") :]
     if kind == "end":
         return "ended the turn"
-    return "crossed out" + name[len("cross out"):]
+    return "crossed out" + name[len("cross out") :]
 
 
 @dataclass
@@ -96,7 +96,7 @@ def summary(turn: Turn, who: Callable[[int], str]) -> str:
     for move in turn.moves:
         kind = action_kind(move.action)
         if kind == "circle":
-            circles.append(action_name(move.action)[len("circle "):])
+            circles.append(action_name(move.action)[len("circle ") :])
         else:
             flush()
             if kind == "reroll":

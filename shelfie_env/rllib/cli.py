@@ -123,7 +123,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie train --backend rllib``."""
     from shelfie_env.rllib.train import RLlibTrainer, describe
-    from shelfie_env.train.console import play_command, resume_command
+    from shelfie_env.train.console import done_message, interrupted_message
 
     export = getattr(args, "export", None)
     cfg = None
@@ -140,29 +140,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         run_dir = Path(cfg.run_dir if cfg is not None else ".")
+        where = None
         if cfg is not None and (run_dir / "league.json").is_file():
             steps = int(json.loads((run_dir / "league.json").read_text()).get("env_steps", 0))
-            extra = ("--export", str(export)) if export else ()
-            print(
-                f"\ninterrupted; the last checkpoint is at {steps:,} env steps ({run_dir / 'checkpoint'}). "
-                f"Continue with:\n  {resume_command('train', run_dir, '--backend', 'rllib', *extra)}",
-                file=sys.stderr,
-                flush=True,
-            )
-        else:
-            print(
-                f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again "
-                "to start over",
-                file=sys.stderr,
-                flush=True,
-            )
+            where = f"at {steps:,} env steps ({run_dir / 'checkpoint'})"
+        extra = ("--export", str(export)) if export else ()
+        print(
+            interrupted_message(run_dir, where, "train", "--backend", "rllib", *extra),
+            file=sys.stderr,
+            flush=True,
+        )
         return 130
     state = json.loads((run_dir / "league.json").read_text())
     model = Path(export).with_suffix(".npz") if export else run_dir / "latest.npz"
+    trained = f"{int(state['env_steps']):,} env steps"
     print(
-        f"[rllib] done: {int(state['env_steps']):,} env steps in {run_dir}; "
-        f"model {model} (the learner when training ended)\n"
-        f"play it: {play_command('ppo', model, cfg.players)}",
+        done_message("rllib", trained, run_dir, model, "the learner when training ended", "ppo", cfg.players),
         flush=True,
     )
     return 0

@@ -129,7 +129,9 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
             raise RuntimeError("step() after the game ended; call reset()")
         agent = self.possible_agents[game.current]
         if set(action_dict) != {agent}:
-            raise ValueError(f"{agent} is on turn: step() takes {{{agent!r}: action}}, got {sorted(action_dict)}")
+            raise ValueError(
+                f"{agent} is on turn: step() takes {{{agent!r}: action}}, got {sorted(action_dict)}"
+            )
         game.step(action_dict[agent])  # IllegalActionError leaves the game unchanged
         if game.phase == OVER:
             scores = game.scores()
@@ -147,7 +149,13 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
             )
         nxt = self.possible_agents[game.current]
         # RLlib wants a reward for every agent that acts or observes; they are 0 until the end.
-        return {nxt: self._observe(game.current)}, {agent: 0.0, nxt: 0.0}, {"__all__": False}, {"__all__": False}, {}
+        return (
+            {nxt: self._observe(game.current)},
+            {agent: 0.0, nxt: 0.0},
+            {"__all__": False},
+            {"__all__": False},
+            {},
+        )
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
         return observation_dict(self._encoder, self.game, seat)

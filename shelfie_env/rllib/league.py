@@ -73,7 +73,9 @@ class BotModule(RLModule):
 class LeagueSchedule:
     """The ``policy_mapping_fn`` of a league run (see the module docstring)."""
 
-    def __init__(self, num_players: int, snapshots: int, p_random: float = 0.1, p_greedy: float = 0.2) -> None:
+    def __init__(
+        self, num_players: int, snapshots: int, p_random: float = 0.1, p_greedy: float = 0.2
+    ) -> None:
         if snapshots < 1:
             raise ValueError(f"a league needs at least one snapshot slot, got {snapshots}")
         if min(p_random, p_greedy) < 0 or p_random + p_greedy > 1:

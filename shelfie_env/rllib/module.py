@@ -131,10 +131,16 @@ def module_config_from_card(path: str | Path) -> dict[str, Any]:
     card = load_card(path)
     cfg = card.get("config") or {}
     arrays = read_weights(path)
-    hidden = [int(arrays[f"mlp_extractor.policy_net.{2 * i}.bias"].shape[0]) for i in range(_count(arrays, "mlp_extractor.policy_net"))]
+    hidden = [
+        int(arrays[f"mlp_extractor.policy_net.{2 * i}.bias"].shape[0])
+        for i in range(_count(arrays, "mlp_extractor.policy_net"))
+    ]
     out: dict[str, Any] = {"hidden": hidden, "head": "expect" if "action_net.log_temp" in arrays else "flat"}
     if out["head"] == "expect":
-        out["set_arch"] = [int(arrays[f"action_net.sets.{2 * i}.bias"].shape[0]) for i in range(_count(arrays, "action_net.sets") - 1)]
+        out["set_arch"] = [
+            int(arrays[f"action_net.sets.{2 * i}.bias"].shape[0])
+            for i in range(_count(arrays, "action_net.sets") - 1)
+        ]
     out["init_from"] = str(path)
     del cfg
     return out
@@ -162,5 +168,7 @@ def load_into_module(module: MaskedPPOModule, path: str | Path) -> None:
     take = {k: torch.as_tensor(arrays[k]) for k in own if k in arrays}
     wrong = [k for k, v in take.items() if tuple(v.shape) != tuple(own[k].shape)]
     if wrong:
-        raise ValueError(f"{path}: {wrong[0]} has shape {tuple(take[wrong[0]].shape)}, the module {tuple(own[wrong[0]].shape)}")
+        raise ValueError(
+            f"{path}: {wrong[0]} has shape {tuple(take[wrong[0]].shape)}, the module {tuple(own[wrong[0]].shape)}"
+        )
     module.load_state_dict(take, strict=False)

@@ -89,8 +89,15 @@ class RLlibConfig:
         deal_start(self.deals)
         if self.head not in ("flat", "expect"):
             raise ValueError(f"head must be 'flat' or 'expect', got {self.head!r}")
-        for name in ("total_steps", "num_envs_per_env_runner", "train_batch_size", "minibatch_size", "num_epochs",
-                     "snapshots", "eval_games"):
+        for name in (
+            "total_steps",
+            "num_envs_per_env_runner",
+            "train_batch_size",
+            "minibatch_size",
+            "num_epochs",
+            "snapshots",
+            "eval_games",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         for name in ("snapshot_every", "eval_every", "save_every"):
@@ -134,7 +141,9 @@ def ppo_config(cfg: RLlibConfig | None = None, **overrides: Any) -> Any:
         for sid in snapshot_ids(cfg.snapshots):
             specs[sid] = RLModuleSpec(module_class=MaskedPPOModule, model_config=frozen)
         for bot in BOTS:
-            specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "players": cfg.players})
+            specs[bot] = RLModuleSpec(
+                module_class=BotModule, model_config={"bot": bot, "players": cfg.players}
+            )
     schedule = LeagueSchedule(cfg.players, cfg.snapshots, cfg.p_random, cfg.p_greedy)
     env_config = {"num_players": cfg.players, "reward_mode": cfg.reward_mode}
     return (
@@ -159,7 +168,10 @@ def ppo_config(cfg: RLlibConfig | None = None, **overrides: Any) -> Any:
 
 def weights_to_arrays(weights: dict[str, Any]) -> dict[str, np.ndarray]:
     """An RLlib module state (tensors or arrays by name) as float32 numpy arrays."""
-    return {k: np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, np.float32) for k, v in weights.items()}
+    return {
+        k: np.asarray(v.detach().cpu().numpy() if hasattr(v, "detach") else v, np.float32)
+        for k, v in weights.items()
+    }
 
 
 class RLlibTrainer:
@@ -169,7 +181,9 @@ class RLlibTrainer:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.state: dict[str, Any] = {"iteration": 0, "env_steps": 0, "cursor": 0, "wall": 0.0, "best": -1.0}
-        self.state.update(next_snapshot=cfg.snapshot_every, next_eval=cfg.eval_every, next_save=cfg.save_every)
+        self.state.update(
+            next_snapshot=cfg.snapshot_every, next_eval=cfg.eval_every, next_save=cfg.save_every
+        )
 
     def _due(self, key: str, every: int) -> bool:
         """Whether the env-step count has passed ``state[key]`` (then move it on by ``every``)."""
@@ -188,11 +202,19 @@ class RLlibTrainer:
         if ray.is_initialized():
             return
         if self.cfg.address:
-            ray.init(address=self.cfg.address, include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.WARNING)
+            ray.init(
+                address=self.cfg.address,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
         else:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.WARNING)
+            ray.init(
+                num_cpus=os.cpu_count() or 1,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+            )
 
     def build(self, resume: bool) -> Any:
         algo = ppo_config(self.cfg).build_algo()
@@ -230,14 +252,23 @@ class RLlibTrainer:
         bot = PPOBot(NumpyPolicy.from_state_dict(self.learner_arrays(algo), "tanh"), self.cfg.players)
         n = self.cfg.players
         names = ["rllib"] + (["greedy"] * (n - 1))
-        res = run_arena(names if n > 1 else ["rllib"], n, self.cfg.eval_games, deal_start(self.cfg.deals), workers=1, ratings=False,
-                        bots={"rllib": bot})
+        res = run_arena(
+            names if n > 1 else ["rllib"],
+            n,
+            self.cfg.eval_games,
+            deal_start(self.cfg.deals),
+            workers=1,
+            ratings=False,
+            bots={"rllib": bot},
+        )
         rec: dict[str, Any] = {"iteration": self.state["iteration"], "env_steps": self.state["env_steps"]}
         if n == 1:
             rec["solo"] = {"mean_score": res["bots"]["rllib"]["mean_score"]}
         else:
             pair = res["pairings"][0] if res.get("pairings") else {}
-            rec["greedy"] = {k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "win_ci95") if k in pair}
+            rec["greedy"] = {
+                k: pair[k] for k in ("games", "wins", "ties", "losses", "win_rate", "win_ci95") if k in pair
+            }
         return rec
 
     def save(self, algo: Any) -> None:
@@ -256,8 +287,10 @@ class RLlibTrainer:
             steps=int(self.state["env_steps"]),
             wall_time_s=float(self.state["wall"]),
             evaluation=evaluation,
-            extra={"teacher": "none" if not self.cfg.init_from else f"init_from {self.cfg.init_from}",
-                   "train_command": train_command(self.cfg)},
+            extra={
+                "teacher": "none" if not self.cfg.init_from else f"init_from {self.cfg.init_from}",
+                "train_command": train_command(self.cfg),
+            },
         )
 
     def run(self, resume: bool = False, export: str | None = None, log: Any = print) -> Path:
@@ -289,8 +322,10 @@ class RLlibTrainer:
                     for k, v in row.items():
                         if isinstance(v, (int, float)) and k not in ("iteration", "env_steps"):
                             writer.add_scalar(k, v, self.state["env_steps"])
-                log(f"[rllib] iteration {it}: {self.state['env_steps']:,} env steps, "
-                    f"{row['env_steps_per_s']:.0f} env steps/s, learner return {row['learner_return']:.3f}")
+                log(
+                    f"[rllib] iteration {it}: {self.state['env_steps']:,} env steps, "
+                    f"{row['env_steps_per_s']:.0f} env steps/s, learner return {row['learner_return']:.3f}"
+                )
                 if self._due("next_snapshot", self.cfg.snapshot_every) and self.cfg.players > 1:
                     log(f"[rllib] snapshot -> {self.refresh_snapshot(algo)}")
                 done = self.state["env_steps"] >= self.cfg.total_steps
@@ -388,7 +423,9 @@ def progress_row(result: dict[str, Any], state: dict[str, Any]) -> dict[str, Any
         "wall_s": round(state["wall"], 1),
         "env_steps_per_s": steps / it_time if it_time else 0.0,
         "learner_return": float(returns.get(LEARNER, 0.0)),
-        "learner_samples": float(_get(result, "env_runners", "num_module_steps_sampled", default={}).get(LEARNER, 0.0)),
+        "learner_samples": float(
+            _get(result, "env_runners", "num_module_steps_sampled", default={}).get(LEARNER, 0.0)
+        ),
         "policy_loss": float(learner.get("policy_loss", 0.0)),
         "vf_loss": float(learner.get("vf_loss", 0.0)),
         "entropy": float(learner.get("entropy", 0.0)),
@@ -411,5 +448,7 @@ def train_command(cfg: RLlibConfig) -> str:
         value = getattr(cfg, f.name)
         if value != getattr(default, f.name) and f.name != "address":
             flag = "--" + f.name.replace("_", "-")
-            parts.append(f"{flag} {' '.join(map(str, value))}" if isinstance(value, list) else f"{flag} {value}")
+            parts.append(
+                f"{flag} {' '.join(map(str, value))}" if isinstance(value, list) else f"{flag} {value}"
+            )
     return " ".join(parts)

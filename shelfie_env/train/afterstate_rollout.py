@@ -162,8 +162,9 @@ def play_rollout(
     turn_of = np.full(games, -1, dtype=np.int64)
     last = np.full((games, players), -1, dtype=np.int64)
     t_feats, t_over, t_exact, t_slot, t_count = [], [], [], [], []
-    recs: dict[str, list[np.ndarray]] = {k: [] for k in ("turn", "legal", "reroll", "keep", "final", "two",
-                                                          "action", "logp", "value")}
+    recs: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("turn", "legal", "reroll", "keep", "final", "two", "action", "logp", "value")
+    }
     p_dec, p_act, p_slot = [], [], []
     next_dec: list[int] = []
     rewards: dict[int, float] = {}
@@ -180,7 +181,9 @@ def play_rollout(
         if starts.size:
             scalar = [batch.to_game(int(i)) for i in starts]
             picks = [placements(g) for g in scalar]
-            feats, over, scores = afterstates_many(scalar, [SET_MASKS[s] for s, _ in picks], [r for _, r in picks])
+            feats, over, scores = afterstates_many(
+                scalar, [SET_MASKS[s] for s, _ in picks], [r for _, r in picks]
+            )
             exact = np.zeros(len(feats), dtype=np.float32)
             if over.any():
                 exact[over] = final_reward(scores[over], margin_coef)
@@ -190,8 +193,14 @@ def play_rollout(
             t0 = time.perf_counter()
             with torch.no_grad():
                 out = net(torch.from_numpy(feats))
-                v = turn_values(out, torch.from_numpy(over), torch.from_numpy(exact),
-                                torch.from_numpy(local), torch.from_numpy(slots), len(starts))
+                v = turn_values(
+                    out,
+                    torch.from_numpy(over),
+                    torch.from_numpy(exact),
+                    torch.from_numpy(local),
+                    torch.from_numpy(slots),
+                    len(starts),
+                )
                 keeps = keep_values(v)
             forward_s += time.perf_counter() - t0
             at = torch.from_numpy(starts)
@@ -213,7 +222,7 @@ def play_rollout(
         keep = np.zeros((m, 64), dtype=np.int64)
         final = np.zeros(m, dtype=np.int64)
         if is_reroll.any():
-            keep[is_reroll], final[is_reroll] = reroll_keys(S[live[is_reroll], K.DICE:K.DICE + 6])
+            keep[is_reroll], final[is_reroll] = reroll_keys(S[live[is_reroll], K.DICE : K.DICE + 6])
         two = rolls == 2
         movers = S[live, K.CUR]
         circ_now = S[live, K.CIRC + movers].astype(np.int64)
@@ -221,7 +230,7 @@ def play_rollout(
         circ_rows = np.flatnonzero(phase == K.CIRCLE)
         cross_rows = np.flatnonzero(phase == K.CROSS_PHASE)
         pr, pa, ps = circle_pairs(
-            S[live[circ_rows], K.COUNTS:K.COUNTS + 6],
+            S[live[circ_rows], K.COUNTS : K.COUNTS + 6],
             (circ_now & ~circ0[live])[circ_rows],
             (FULL & ~(circ_now | cross_now))[circ_rows],
             S[live[circ_rows], K.NCIRC].astype(np.int64),
@@ -236,9 +245,15 @@ def play_rollout(
         with torch.no_grad():
             rows = torch.from_numpy(live)
             q = action_values(
-                v_cur[rows], tuple(k[rows] for k in k_cur), torch.arange(m), torch.from_numpy(np.flatnonzero(is_reroll)),
-                torch.from_numpy(keep[is_reroll]), torch.from_numpy(final[is_reroll]),
-                torch.from_numpy(two[is_reroll]), torch.from_numpy(pair_rows), torch.from_numpy(pair_act),
+                v_cur[rows],
+                tuple(k[rows] for k in k_cur),
+                torch.arange(m),
+                torch.from_numpy(np.flatnonzero(is_reroll)),
+                torch.from_numpy(keep[is_reroll]),
+                torch.from_numpy(final[is_reroll]),
+                torch.from_numpy(two[is_reroll]),
+                torch.from_numpy(pair_rows),
+                torch.from_numpy(pair_act),
                 torch.from_numpy(pair_slot),
             )
             lg = torch.from_numpy(legal)

@@ -136,8 +136,12 @@ def load_weights(model: Any, path: str | Path, num_players: int | None = None) -
         )
     for k, v in own.items():
         if tuple(arrays[k].shape) != tuple(v.shape):
-            raise CheckpointMismatchError(f"{p}: {k} has shape {arrays[k].shape}, this network {tuple(v.shape)}")
-    model.policy.load_state_dict({k: torch.as_tensor(np.asarray(arrays[k]), dtype=v.dtype) for k, v in own.items()})
+            raise CheckpointMismatchError(
+                f"{p}: {k} has shape {arrays[k].shape}, this network {tuple(v.shape)}"
+            )
+    model.policy.load_state_dict(
+        {k: torch.as_tensor(np.asarray(arrays[k]), dtype=v.dtype) for k, v in own.items()}
+    )
     return card
 
 

@@ -1,5 +1,5 @@
-"""What the training commands print around a run: the command that plays the model written,
-the command that resumes an interrupted run, and option names in config errors."""
+"""What the training commands print around a run: the model written and the command that plays
+it, the command that resumes an interrupted run, and option names in config errors."""
 
 from __future__ import annotations
 
@@ -18,6 +18,28 @@ def play_command(bot: str, model: str | Path, players: int) -> str:
         return f"shelfie arena {spec} --players 1 --games 200"
     table = "" if players == 2 else f" --players {players}"
     return f"shelfie play{table} --bot {spec}"
+
+
+def done_message(
+    tag: str, trained: str, run_dir: str | Path, model: str | Path, origin: str, bot: str, players: int
+) -> str:
+    """The last two lines of a finished run: ``[tag] done: <trained> in <run_dir>; model <model>
+    (<origin>)`` and the command that plays the model."""
+    return (
+        f"[{tag}] done: {trained} in {run_dir}; model {model} ({origin})\n"
+        f"play it: {play_command(bot, model, players)}"
+    )
+
+
+def interrupted_message(run_dir: str | Path, checkpoint: str | None, command: str, *extra: str) -> str:
+    """What Ctrl-C prints: where the last checkpoint stands (``checkpoint``, e.g. ``at 512 steps
+    (runs/x/latest.pt)``; None before the first) and the command that continues the run."""
+    if checkpoint is None:
+        return f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again to start over"
+    return (
+        f"\ninterrupted; the last checkpoint is {checkpoint}. "
+        f"Continue with:\n  {resume_command(command, run_dir, *extra)}"
+    )
 
 
 def config_flags(config: Mapping[str, Any]) -> str:

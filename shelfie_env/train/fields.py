@@ -29,7 +29,11 @@ def _fits(value: Any, expected: Any) -> bool:
     if expected is type(None):
         return value is None
     if origin is list:
-        return isinstance(value, list) and all(_fits(v, args[0]) for v in value) if args else isinstance(value, list)
+        return (
+            isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+            if args
+            else isinstance(value, list)
+        )
     if expected is bool:
         return isinstance(value, bool)
     if expected is int:
@@ -48,6 +52,8 @@ def check_types(config: Any) -> None:
     for f in dataclasses.fields(config):
         value, expected = getattr(config, f.name), hints[f.name]
         if not _fits(value, expected):
-            raise ValueError(f"{f.name} must be {describe_type(expected)}, got {value!r} ({type(value).__name__})")
+            raise ValueError(
+                f"{f.name} must be {describe_type(expected)}, got {value!r} ({type(value).__name__})"
+            )
         if expected is float and isinstance(value, int):
             setattr(config, f.name, float(value))

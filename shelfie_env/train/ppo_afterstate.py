@@ -512,7 +512,7 @@ def _win_rate(rec: dict[str, Any]) -> str:
 
 def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Path, source: Path) -> str:
     """The last lines of a run: steps trained, the model file, its evaluation and the command that plays it."""
-    from shelfie_env.train.console import play_command
+    from shelfie_env.train import console
 
     evals = evaluations(run_dir)
     if source.stem == "best" and evals:
@@ -523,25 +523,18 @@ def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Pat
     else:
         what = "the network when training ended"
     origin = f"{source.name}: {what}" if model != source else what
-    return (
-        f"[train] done: {steps:,} steps in {run_dir}; model {model} ({origin})\n"
-        f"play it: {play_command('ppo', model, cfg.players)}"
-    )
+    return console.done_message("train", f"{steps:,} steps", run_dir, model, origin, "ppo", cfg.players)
 
 
 def interrupted_message(cfg: PPOAfterstateConfig, export: Path | None) -> str:
     """What Ctrl-C prints: where the run stands and the command that continues it."""
-    from shelfie_env.train.console import resume_command
+    from shelfie_env.train import console
 
     run_dir = Path(cfg.run_dir)
     steps = checkpoint_steps(run_dir)
-    if steps is None:
-        return f"\ninterrupted before the first checkpoint of {run_dir}; run the same command again to start over"
+    where = None if steps is None else f"at {steps:,} steps ({run_dir / 'latest.pt'})"
     extra = ("--export", str(export)) if export is not None else ()
-    return (
-        f"\ninterrupted; the last checkpoint is at {steps:,} steps ({run_dir / 'latest.pt'}). "
-        f"Continue with:\n  {resume_command('train', run_dir, *extra)}"
-    )
+    return console.interrupted_message(run_dir, where, "train", *extra)
 
 
 def export_model(source: Path, export: Path) -> Path:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError
+from shelfie_env.train import console
 from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
 from shelfie_env.train.config import (
     ALGOS,
@@ -48,7 +49,7 @@ from shelfie_env.train.config import (
     preset_names,
     read_config,
 )
-from shelfie_env.train.console import config_error, config_flags, play_command, resume_command
+from shelfie_env.train.console import config_error, config_flags
 
 ALGO_HELP = {
     "ppo_afterstate": "PPO with the after-state policy, from random weights, no teacher",
@@ -655,10 +656,7 @@ def done_message(cfg: TrainConfig, run_dir: Path, model_file: Path, source: Path
         steps = int(json.loads(card.read_text()).get("steps", 0))
     what = "the best periodic evaluation" if source.stem == "best" else "the network when training ended"
     origin = f"{source.name}: {what}" if model_file != source else what
-    return (
-        f"[train] done: {steps:,} steps in {run_dir}; model {model_file} ({origin})\n"
-        f"play it: {play_command('ppo', model_file, cfg.players)}"
-    )
+    return console.done_message("train", f"{steps:,} steps", run_dir, model_file, origin, "ppo", cfg.players)
 
 
 def interrupted_message(cfg: TrainConfig, export: Path | None) -> str:
@@ -666,16 +664,11 @@ def interrupted_message(cfg: TrainConfig, export: Path | None) -> str:
     run_dir = Path(cfg.run_dir)
     extra = ("--export", str(export)) if export is not None else ()
     card = run_dir / "latest.json"
-    if not card.is_file():
-        return (
-            f"\ninterrupted before the first checkpoint of {run_dir}; "
-            "run the same command again to start over"
-        )
-    steps = int(json.loads(card.read_text()).get("steps", 0))
-    return (
-        f"\ninterrupted; the last checkpoint is at {steps:,} steps ({card.with_suffix('.zip')}). "
-        f"Continue with:\n  {resume_command('train', run_dir, *extra)}"
-    )
+    where = None
+    if card.is_file():
+        steps = int(json.loads(card.read_text()).get("steps", 0))
+        where = f"at {steps:,} steps ({card.with_suffix('.zip')})"
+    return console.interrupted_message(run_dir, where, "train", *extra)
 
 
 def main(argv: list[str] | None = None) -> int:

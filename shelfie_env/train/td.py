@@ -621,7 +621,7 @@ def run(args: Any) -> int:
     """Entry point of ``shelfie train-td``."""
     import sys
 
-    from shelfie_env.train.console import play_command, resume_command
+    from shelfie_env.train.console import done_message, interrupted_message
 
     try:
         cfg = config_from_args(args)
@@ -637,31 +637,18 @@ def run(args: Any) -> int:
         print(f"shelfie train-td: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        where = None
         if (trainer.run_dir / "latest.pt").is_file():
             done = checkpoint_iteration(trainer.run_dir)
-            print(
-                f"\ninterrupted; the last checkpoint is after iteration {done} of {cfg.iterations} "
-                f"({trainer.run_dir / 'latest.pt'}). Continue with:\n  {resume_command('train-td', cfg.run_dir)}",
-                file=sys.stderr,
-                flush=True,
-            )
-        else:
-            print(
-                f"\ninterrupted before the first iteration of {cfg.run_dir} ended; "
-                "run the same command again to start over",
-                file=sys.stderr,
-                flush=True,
-            )
+            where = f"after iteration {done} of {cfg.iterations} ({trainer.run_dir / 'latest.pt'})"
+        print(interrupted_message(cfg.run_dir, where, "train-td"), file=sys.stderr, flush=True)
         return 130
     model = run_dir / "latest.npz"
     best = run_dir / "best.npz"
     also = f"; best periodic evaluation: {best}" if best.is_file() else ""
-    print(
-        f"[td] done: {trainer.iteration} iterations ({trainer.iteration * cfg.games:,} games) in {run_dir}; "
-        f"model {model} (the network when training ended{also})\n"
-        f"play it: {play_command('td', model, cfg.players)}",
-        flush=True,
-    )
+    trained = f"{trainer.iteration} iterations ({trainer.iteration * cfg.games:,} games)"
+    origin = f"the network when training ended{also}"
+    print(done_message("td", trained, run_dir, model, origin, "td", cfg.players), flush=True)
     return 0
 
 

@@ -97,7 +97,9 @@ class GreedyBestResponse:
 
     name = "greedy-br"
 
-    def __init__(self, top: int = 4, samples: int = 16, window: float = 0.2, net: AfterstateNet | None = None) -> None:
+    def __init__(
+        self, top: int = 4, samples: int = 16, window: float = 0.2, net: AfterstateNet | None = None
+    ) -> None:
         if top < 1 or samples < 1:
             raise ValueError(f"top and samples must be >= 1, got {top} and {samples}")
         self.top, self.samples, self.window = int(top), int(samples), float(window)
@@ -109,7 +111,9 @@ class GreedyBestResponse:
     @property
     def td(self) -> ValueBot:
         if self._td is None:
-            self._td = ValueBot(self._net) if self._net is not None else load_value_bot(shipped_td_model(2), 2)
+            self._td = (
+                ValueBot(self._net) if self._net is not None else load_value_bot(shipped_td_model(2), 2)
+            )
         return self._td
 
     def reply_values(self, game: Game, placements: list[int]) -> np.ndarray:
@@ -134,7 +138,9 @@ class GreedyBestResponse:
         for (i, j), v in exact.items():
             out[i, j] = v
         if later:
-            feats, _, _ = afterstates_many([g for _, _, g, _ in later], [_NO_CELLS] * len(later), [_EMPTY] * len(later))
+            feats, _, _ = afterstates_many(
+                [g for _, _, g, _ in later], [_NO_CELLS] * len(later), [_EMPTY] * len(later)
+            )
             vals = net(feats)
             for (i, j, _, sign), v in zip(later, vals):
                 out[i, j] = sign * float(v)
@@ -181,4 +187,11 @@ def make_greedy_br(top: int = 4, samples: int = 16, window: float = 0.2) -> Gree
 
 make_greedy_br.table_sizes = lambda: (2,)  # type: ignore[attr-defined]
 
-__all__ = ["GreedyBestResponse", "SampledTurn", "make_greedy_br", "placement_options", "play_placement", "rival_reply"]
+__all__ = [
+    "GreedyBestResponse",
+    "SampledTurn",
+    "make_greedy_br",
+    "placement_options",
+    "play_placement",
+    "rival_reply",
+]

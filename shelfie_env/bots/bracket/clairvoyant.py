@@ -127,7 +127,9 @@ class ClairvoyantBot:
 
     def act_game(self, game: Game) -> int:
         if game.num_players != 2:
-            raise ValueError(f"clairvoyant plays 2-player games against greedy, the game has {game.num_players}")
+            raise ValueError(
+                f"clairvoyant plays 2-player games against greedy, the game has {game.num_players}"
+            )
         if game.over:
             raise ValueError("no legal action: the game is over")
         key = (tape_of(game).seed, game.current, game.round)

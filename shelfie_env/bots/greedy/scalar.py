@@ -302,8 +302,15 @@ class _Evaluator:
         """STOP, or the canonical reroll id that chases the most promising symbol."""
         g = self.game
         dice, counts = g.dice, g.counts
-        if any(_can_circle(c, counts[r], counts[JOKER]) for r in range(5) for c in range(5)
-               if (FULL & ~(self.circled0 | self.crossed)) >> (5 * r + c) & 1) or counts[JOKER] == NUM_DICE:
+        if (
+            any(
+                _can_circle(c, counts[r], counts[JOKER])
+                for r in range(5)
+                for c in range(5)
+                if (FULL & ~(self.circled0 | self.crossed)) >> (5 * r + c) & 1
+            )
+            or counts[JOKER] == NUM_DICE
+        ):
             now, _ = self.best_circles()
         else:
             now, _ = self.best_cross()
@@ -366,7 +373,6 @@ class GreedyBot:
     def act(self, state: dict[str, Any]) -> int:
         """Action for ``state["current_player"]`` of a state dict (docs/rules.md)."""
         return self.act_game(Game.from_dict(state))
-
 
 
 __all__ = ["EASE", "GreedyBot", "Potential", "chase_distribution", "potential_for"]

@@ -7,4 +7,12 @@ from shelfie_env.bots.learned.bot import PPOBot, load_policy, make_ppo, shipped_
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
 from shelfie_env.bots.learned.policy import NumpyPolicy
 
-__all__ = ["CheckpointMismatchError", "NumpyPolicy", "PPOBot", "load_card", "load_policy", "make_ppo", "shipped_model"]
+__all__ = [
+    "CheckpointMismatchError",
+    "NumpyPolicy",
+    "PPOBot",
+    "load_card",
+    "load_policy",
+    "make_ppo",
+    "shipped_model",
+]

@@ -203,7 +203,9 @@ class AfterstateNet:
     def turns_many(self, games: list[Game]) -> list[tuple[np.ndarray, TurnAfterstates]]:
         """Per game: the :meth:`values_of` vector and the after-states behind it (one forward in all)."""
         picks = [placements(g) for g in games]
-        feats, over, scores = afterstates_many(games, [SET_MASKS[sel] for sel, _ in picks], [r for _, r in picks])
+        feats, over, scores = afterstates_many(
+            games, [SET_MASKS[sel] for sel, _ in picks], [r for _, r in picks]
+        )
         vals = np.empty(len(feats), dtype=np.float32)
         if (~over).any():
             vals[~over] = self(feats[~over])

@@ -62,7 +62,9 @@ class AfterstatePolicyBot(ValueBot):
 
     def act_game(self, game: Game) -> int:
         if game.num_players != self.num_players:
-            raise ValueError(f"this model plays {self.num_players}-player games, the game has {game.num_players}")
+            raise ValueError(
+                f"this model plays {self.num_players}-player games, the game has {game.num_players}"
+            )
         if game.over:
             raise ValueError("no legal action: the game is over")
         if self.deterministic:

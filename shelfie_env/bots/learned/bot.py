@@ -36,7 +36,9 @@ def load_policy(path: str | Path, num_players: int | None = None) -> tuple[Numpy
     """The numpy actor and checked card of the model at ``path`` (``.npz``, or an SB3 ``.zip``)."""
     p = Path(path)
     if p.suffix == "":
-        p = next((p.with_suffix(s) for s in (".npz", ".zip") if p.with_suffix(s).is_file()), p.with_suffix(".npz"))
+        p = next(
+            (p.with_suffix(s) for s in (".npz", ".zip") if p.with_suffix(s).is_file()), p.with_suffix(".npz")
+        )
     if not p.is_file():
         raise FileNotFoundError(f"no model file at {p}")
     card = load_card(p, num_players)
@@ -55,7 +57,9 @@ def load_policy(path: str | Path, num_players: int | None = None) -> tuple[Numpy
     try:
         return NumpyPolicy.from_state_dict(arrays, activation), card
     except (KeyError, ValueError) as exc:
-        raise CheckpointMismatchError(f"{p}: the weights do not form a policy this package can play ({exc})") from None
+        raise CheckpointMismatchError(
+            f"{p}: the weights do not form a policy this package can play ({exc})"
+        ) from None
 
 
 class PPOBot:

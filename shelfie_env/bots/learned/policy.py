@@ -95,7 +95,9 @@ class NumpyPolicy:
             for i, (w, b) in enumerate(sets):
                 head[f"sets_w{i}"], head[f"sets_b{i}"] = w, b
             return cls(layers, activation, head)
-        raise ValueError("unknown output head: neither action_net.weight nor action_net.log_temp in the weights")
+        raise ValueError(
+            "unknown output head: neither action_net.weight nor action_net.log_temp in the weights"
+        )
 
     @classmethod
     def from_sb3(cls, policy: Any) -> NumpyPolicy:

@@ -68,14 +68,16 @@ def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = 
     out = []
     for a in ranked:
         reason, target, chance = explain(a, values[a])
-        out.append({
-            "action": int(a),
-            "name": action_name(a),
-            "value": round(float(values[a]), 2),
-            "reason": reason,
-            "target": target,
-            "chance": chance,
-        })
+        out.append(
+            {
+                "action": int(a),
+                "name": action_name(a),
+                "value": round(float(values[a]), 2),
+                "reason": reason,
+                "target": target,
+                "chance": chance,
+            }
+        )
     return out
 
 

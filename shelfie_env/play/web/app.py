@@ -78,6 +78,7 @@ def default_db_path() -> Path:
         base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "shelfie-env" / "games.sqlite3"
 
+
 log = logging.getLogger("shelfie_env.play.web")
 
 SECURITY_HEADERS = [
@@ -167,7 +168,11 @@ class SecurityHeaders:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = dict(message)
-                timing = [(b"server-timing", b"app;dur=%.1f" % ((time.perf_counter() - start) * 1000))] if api else []
+                timing = (
+                    [(b"server-timing", b"app;dur=%.1f" % ((time.perf_counter() - start) * 1000))]
+                    if api
+                    else []
+                )
                 message["headers"] = list(message.get("headers", [])) + extra + timing
             await send(message)
 

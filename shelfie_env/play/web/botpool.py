@@ -59,7 +59,9 @@ _REMOTE_GAMES: OrderedDict[tuple[str, int, str, int], Any] = OrderedDict()
 
 
 def game_instance(
-    games: OrderedDict[tuple[str, int, str, int], Any], key: tuple[str, int, str, int], template: Callable[[], Any]
+    games: OrderedDict[tuple[str, int, str, int], Any],
+    key: tuple[str, int, str, int],
+    template: Callable[[], Any],
 ) -> Any:
     """The bot instance of ``key`` = (game id, seat, bot name, players): a shallow copy of
     ``template()`` made on first use, kept in ``games`` (at most :data:`GAME_BOTS`)."""
@@ -121,7 +123,9 @@ def _process_init(
         try:
             _REMOTE_BOTS[(name, num_players)] = build(name, num_players)
         except Exception as exc:  # not fatal: the move that needs it reports the error
-            log.warning("bot %s for %d players cannot be built in a worker process: %s", name, num_players, exc)
+            log.warning(
+                "bot %s for %d players cannot be built in a worker process: %s", name, num_players, exc
+            )
 
 
 def _remote_template(name: str, num_players: int) -> Any:
@@ -222,8 +226,14 @@ class BotPool:
         """No game is queued to play now and no worker is busy."""
         now = time.monotonic()
         with self._cond:
-            return self._busy == 0 and not self._again and not any(
-                due <= now and self._queued.get(gid, (None,))[0] == seq for heap in self._heaps for due, seq, gid in heap
+            return (
+                self._busy == 0
+                and not self._again
+                and not any(
+                    due <= now and self._queued.get(gid, (None,))[0] == seq
+                    for heap in self._heaps
+                    for due, seq, gid in heap
+                )
             )
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
@@ -334,7 +344,9 @@ class BotPool:
             initargs=(os.getpid(), self._nice, self._preload, self._specs),
         )
 
-    def _compute_remote(self, game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]) -> int:
+    def _compute_remote(
+        self, game_id: str, seat: int, name: str, num_players: int, state: dict[str, Any]
+    ) -> int:
         index = zlib.crc32(game_id.encode()) % self._processes
         with self._executor_lock:
             if not self._executors:

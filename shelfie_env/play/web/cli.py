@@ -36,7 +36,9 @@ EXPOSED_WARNING = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``shelfie serve``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=number(int, 0, 65535), default=8000, help="TCP port (default 8000; 0 picks a free one)")
+    parser.add_argument(
+        "--port", type=number(int, 0, 65535), default=8000, help="TCP port (default 8000; 0 picks a free one)"
+    )
     parser.add_argument(
         "--db", default=None, help=f"SQLite file where games are kept (default {default_db_path()})"
     )
@@ -50,51 +52,86 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     limits = parser.add_argument_group("limits (docs/web.md, Deployment)")
     limits.add_argument(
-        "--request-timeout", type=number(float, positive=True), default=REQUEST_TIMEOUT, metavar="S",
+        "--request-timeout",
+        type=number(float, positive=True),
+        default=REQUEST_TIMEOUT,
+        metavar="S",
         help=f"seconds a client has to send a whole request before it is disconnected (default {REQUEST_TIMEOUT:g})",
     )
     limits.add_argument(
-        "--keep-alive", type=number(float, positive=True), default=KEEP_ALIVE, metavar="S",
+        "--keep-alive",
+        type=number(float, positive=True),
+        default=KEEP_ALIVE,
+        metavar="S",
         help=f"seconds an idle connection is kept open (default {KEEP_ALIVE:g})",
     )
     limits.add_argument(
-        "--limit-concurrency", type=number(int, 1), default=LIMIT_CONCURRENCY, metavar="N",
+        "--limit-concurrency",
+        type=number(int, 1),
+        default=LIMIT_CONCURRENCY,
+        metavar="N",
         help=f"connections or requests at once before new requests get 503 (default {LIMIT_CONCURRENCY})",
     )
     limits.add_argument(
-        "--games-per-minute", type=number(float, 0), default=GAMES_PER_MINUTE, metavar="N",
+        "--games-per-minute",
+        type=number(float, 0),
+        default=GAMES_PER_MINUTE,
+        metavar="N",
         help=f"new tables per client address and minute, 0 = no limit (default {GAMES_PER_MINUTE:g})",
     )
     limits.add_argument(
-        "--hints-per-minute", type=number(float, 0), default=HINTS_PER_MINUTE, metavar="N",
+        "--hints-per-minute",
+        type=number(float, 0),
+        default=HINTS_PER_MINUTE,
+        metavar="N",
         help=f"hint requests per client address and minute, 0 = no limit (default {HINTS_PER_MINUTE:g})",
     )
     limits.add_argument(
-        "--expire-days", type=number(float, 0), default=EXPIRE_DAYS, metavar="D",
+        "--expire-days",
+        type=number(float, 0),
+        default=EXPIRE_DAYS,
+        metavar="D",
         help=f"delete unfinished games with no move for D days, 0 = keep (default {EXPIRE_DAYS:g})",
     )
     limits.add_argument(
-        "--keep-finished-days", type=number(float, 0), default=0, metavar="D",
+        "--keep-finished-days",
+        type=number(float, 0),
+        default=0,
+        metavar="D",
         help="delete finished games D days after their last move, 0 = keep (default 0)",
     )
     limits.add_argument(
-        "--request-threads", type=number(int, 1), default=8, metavar="N",
+        "--request-threads",
+        type=number(int, 1),
+        default=8,
+        metavar="N",
         help="threads running requests' game logic at once (default 8)",
     )
     limits.add_argument(
-        "--bot-workers", type=number(int, 1), default=2, metavar="N",
+        "--bot-workers",
+        type=number(int, 1),
+        default=2,
+        metavar="N",
         help="threads playing the bots' moves in the background (default 2)",
     )
     limits.add_argument(
-        "--bot-processes", type=number(int, 0), default=2, metavar="N",
+        "--bot-processes",
+        type=number(int, 0),
+        default=2,
+        metavar="N",
         help="worker processes for the shipped bots' search, 0 = in the bot threads (default 2)",
     )
     limits.add_argument(
-        "--bot-table-pace", type=number(float, 0), default=0.25, metavar="S",
+        "--bot-table-pace",
+        type=number(float, 0),
+        default=0.25,
+        metavar="S",
         help="seconds between moves at a table of bots only (default 0.25)",
     )
     limits.add_argument(
-        "--forwarded-allow-ips", default="127.0.0.1", metavar="IPS",
+        "--forwarded-allow-ips",
+        default="127.0.0.1",
+        metavar="IPS",
         help="proxies whose X-Forwarded-For gives the client address (default 127.0.0.1)",
     )
     parser.add_argument(

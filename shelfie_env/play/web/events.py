@@ -151,7 +151,9 @@ class LiveLog:
     def add(self, move: dict[str, Any], game: Game) -> None:
         """Append ``move`` (``{"index", "seat", "action", "name", "state"}``); ``game`` is the game after it."""
         if move["index"] != self.start + len(self._entries):
-            raise ValueError(f"move {move['index']} does not follow the {self.start + len(self._entries)} held")
+            raise ValueError(
+                f"move {move['index']} does not follow the {self.start + len(self._entries)} held"
+            )
         entry = dict(move)
         entry["events"] = events = move_events(self.state, move)
         changed = sorted({cell[0] for cell in events["circled"] + events["crossed"]})

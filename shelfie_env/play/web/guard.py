@@ -67,7 +67,9 @@ def guarded_h11(request_timeout: float = REQUEST_TIMEOUT) -> type[asyncio.Protoc
         def _expired(self) -> None:
             self._deadline = None
             if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
-                self.logger.info("closing a connection whose request took over %.1f s to arrive", self.timeout)
+                self.logger.info(
+                    "closing a connection whose request took over %.1f s to arrive", self.timeout
+                )
                 self.transport.close()  # connection_lost tells a waiting request task it is gone
 
     return GuardedH11Protocol

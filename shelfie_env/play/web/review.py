@@ -32,7 +32,9 @@ CACHED_REVIEWS = 512
 class GameReviews:
     """Reviews of finished games, computed once per game and value function and kept."""
 
-    def __init__(self, service: GameService, per_minute: float = REVIEWS_PER_MINUTE, size: int = CACHED_REVIEWS) -> None:
+    def __init__(
+        self, service: GameService, per_minute: float = REVIEWS_PER_MINUTE, size: int = CACHED_REVIEWS
+    ) -> None:
         self.service = service
         self.limiter = RateLimiter(per_minute)
         self.size = size
@@ -94,7 +96,9 @@ class GameReviews:
             game_id = request.path_params["game_id"]
             value = request.query_params.get("value", "td")
             if value not in REVIEW_VALUES:
-                raise WebError(400, "bad_value", f"'value' must be one of {', '.join(REVIEW_VALUES)}, got {value[:40]!r}")
+                raise WebError(
+                    400, "bad_value", f"'value' must be one of {', '.join(REVIEW_VALUES)}, got {value[:40]!r}"
+                )
             review = self.cached(game_id, value)
             if review is None:
                 limited(self.limiter, request, "game reviews")

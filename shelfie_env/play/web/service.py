@@ -330,7 +330,10 @@ class GameService:
             save(game_id, seats, first, _rng_state(rng), "over" if game.over else "active")
         except StoreBusyError as exc:
             raise WebError(
-                503, "storage_busy", "the database is busy; the table was not opened, try again", retry_after=1
+                503,
+                "storage_busy",
+                "the database is busy; the table was not opened, try again",
+                retry_after=1,
             ) from exc
         if not game.over:
             with self._sessions_lock:
@@ -366,7 +369,9 @@ class GameService:
             raise WebError(409, "game_not_over", "a rematch can be started once the game is over")
         opened = self._open_rematch(row, admit) if row.rematch is None else None
         view = opened or self.view(row.rematch or self._rematch_id(game_id))
-        return self._rematch_answer(view, game_id, len(row.seats), seat, body.get("token")), opened is not None
+        return self._rematch_answer(
+            view, game_id, len(row.seats), seat, body.get("token")
+        ), opened is not None
 
     def _open_rematch(self, row: GameRow, admit: Callable[[], None]) -> dict[str, Any] | None:
         """Open the rematch of finished game ``row`` (its first view); None when another request
@@ -510,7 +515,9 @@ class GameService:
                 self._apply(session, action)
             except StoreBusyError as exc:
                 raise WebError(
-                    503, "storage_busy", "the database is busy; the move was not played, send it again",
+                    503,
+                    "storage_busy",
+                    "the database is busy; the move was not played, send it again",
                     retry_after=1,
                 ) from exc
             self._wake(session)
@@ -521,7 +528,9 @@ class GameService:
         fn = hint_function()
         if fn is None:
             raise WebError(
-                404, "no_hints", "hints need the planner (shelfie_env.bots.planner.hint), which is not installed"
+                404,
+                "no_hints",
+                "hints need the planner (shelfie_env.bots.planner.hint), which is not installed",
             )
         if not isinstance(body, dict):
             raise _bad('the body must be a JSON object like {"seat": 0, "token": "..."}')
@@ -639,9 +648,15 @@ class GameService:
             raise ValueError(f"its dice generator record is invalid ({type(exc).__name__}: {exc})") from None
         game = Game.from_dict(row.state, rng=rng)
         seats = row.seats
-        if not isinstance(seats, list) or len(seats) != game.num_players or not all(
-            isinstance(s, dict) and s.get("type") in ("human", "bot") and (s["type"] == "human" or s.get("bot"))
-            for s in seats
+        if (
+            not isinstance(seats, list)
+            or len(seats) != game.num_players
+            or not all(
+                isinstance(s, dict)
+                and s.get("type") in ("human", "bot")
+                and (s["type"] == "human" or s.get("bot"))
+                for s in seats
+            )
         ):
             raise ValueError(f"its seat list does not describe {game.num_players} seats")
         if not isinstance(row.num_moves, int) or row.num_moves < 0:
@@ -781,7 +796,9 @@ class GameService:
                     if error is not None:
                         raise error
                     if action not in session.game.legal_actions():
-                        raise ValueError(f"returned illegal action {action}: {session.game.why_illegal(action)}")
+                        raise ValueError(
+                            f"returned illegal action {action}: {session.game.why_illegal(action)}"
+                        )
                     self._apply(session, action)  # a storage error rolls the move back
                 except Exception as exc:
                     log.error("bot %s (seat %d) could not move in game %s: %r", bot_name, seat, game_id, exc)
@@ -834,7 +851,9 @@ class GameService:
         if since >= row.num_moves:
             moves: list[dict[str, Any]] = []
         elif game.over:  # its log no longer changes
-            moves = self._history.get((row.id, since, row.num_moves), lambda: self._stored_entries(row.id, since))
+            moves = self._history.get(
+                (row.id, since, row.num_moves), lambda: self._stored_entries(row.id, since)
+            )
         else:
             moves = self._stored_entries(row.id, since)
         return {**self._head(row.id, seats, game, game.to_dict()), "num_moves": row.num_moves, "moves": moves,
@@ -846,8 +865,14 @@ class GameService:
         """The log entries of the stored moves from ``since`` on (before ``upto``), each with the
         events read off the states before and after it, the last ``frames`` with line summaries
         (events.py)."""
-        rows = [r for r in iter_json_lines(self.store.moves(game_id, max(since - 1, 0))) if upto is None or r["index"] < upto]
-        return log_entries(rows, since, lambda: getattr(self.store.get_game(game_id), "initial_state", None), frames)
+        rows = [
+            r
+            for r in iter_json_lines(self.store.moves(game_id, max(since - 1, 0)))
+            if upto is None or r["index"] < upto
+        ]
+        return log_entries(
+            rows, since, lambda: getattr(self.store.get_game(game_id), "initial_state", None), frames
+        )
 
     @staticmethod
     def _head(game_id: str, seats: list[dict[str, Any]], game: Game, state: dict[str, Any]) -> dict[str, Any]:
@@ -906,7 +931,9 @@ def check_replay(store: GameStore, game_id: str) -> list[str]:
     if start is not None and _plain(_rng_state(rng)) != _plain(row.rng):
         problems.append("the stored dice generator is not where the moves leave it")
     if (row.status == "over") != game.over:
-        problems.append(f"the game is stored as {row.status!r} but its moves {'end' if game.over else 'do not end'} it")
+        problems.append(
+            f"the game is stored as {row.status!r} but its moves {'end' if game.over else 'do not end'} it"
+        )
     return problems
 
 

@@ -112,7 +112,9 @@ def _claim(path: str) -> Any:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         handle.close()
-        raise DatabaseInUseError(f"{path} is in use by another shelfie server; stop it or use another --db") from None
+        raise DatabaseInUseError(
+            f"{path} is in use by another shelfie server; stop it or use another --db"
+        ) from None
     return handle
 
 
@@ -184,7 +186,9 @@ class GameStore:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise DamagedDatabaseError(f"{self.path} is damaged ({exc}); restore a copy or use another --db") from None
+            raise DamagedDatabaseError(
+                f"{self.path} is damaged ({exc}); restore a copy or use another --db"
+            ) from None
         if check != ["ok"]:
             self.close()
             raise DamagedDatabaseError(
@@ -381,7 +385,9 @@ class GameStore:
         rows = self._read(
             "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx=?", (game_id, index)
         )
-        return MoveRow(rows[0][0], rows[0][1], rows[0][2], rows[0][3], json.loads(rows[0][4])) if rows else None
+        return (
+            MoveRow(rows[0][0], rows[0][1], rows[0][2], rows[0][3], json.loads(rows[0][4])) if rows else None
+        )
 
     def initial_rng(self, game_id: str) -> dict[str, Any] | None:
         """The dice generator's state when ``game_id`` was created (None for games stored before it was kept)."""
@@ -406,7 +412,8 @@ class GameStore:
                     ids = [
                         r[0]
                         for r in self._db.execute(
-                            "SELECT id FROM games WHERE status=? AND updated<? LIMIT ?", (status, before, batch)
+                            "SELECT id FROM games WHERE status=? AND updated<? LIMIT ?",
+                            (status, before, batch),
                         ).fetchall()
                     ]
                     marks = ",".join("?" * len(ids))
