@@ -130,7 +130,7 @@ def test_an_integer_for_a_float_field_is_taken_as_a_float():
     "argv, words",
     [
         (["train", "--total-steps", "-5"], "--total-steps must be positive, got -5"),
-        (["train", "--learning-rate", "-1"], "--learning-rate must be > 0"),
+        (["train", "--learning-rate", "-1"], "--learning-rate must be positive"),
         (["train", "--seed", "-1"], "--seed must be >= 0"),
         (["train", "--gamma", "2"], "--gamma must be in [0, 1], got 2.0"),
         (["train", "--games", "0"], "--games must be positive"),

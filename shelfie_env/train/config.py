@@ -173,52 +173,47 @@ class TrainConfig:
     """Show a progress bar (tqdm/rich)."""
 
     def __post_init__(self) -> None:
-        from shelfie_env.train.fields import check_types
+        from shelfie_env.train.fields import check_net_arch, check_ranges, check_types
 
         check_types(self)
         if not 1 <= self.players <= 4:
             raise ValueError(f"players must be 1..4, got {self.players}")
-        for name in (
-            "bc_games",
-            "bc_epochs",
-            "bc_dagger_rounds",
-            "bc_dagger_games",
-            "bc_dagger_epochs",
-            "bc_soft_tau",
-        ):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in (
-            "total_steps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "snapshot_every",
-            "eval_every",
-            "save_every",
-            "pool_size",
-        ):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         from shelfie_env.arena.deals import deal_start
 
         deal_start(self.deals)
-        for name in ("eval_games", "seed", "ent_coef", "vf_coef", "margin_coef", "solo_reward_scale"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.learning_rate < 0:  # 0 keeps the network as it starts (e.g. an --init-from model)
-            raise ValueError(f"learning_rate must be >= 0, got {self.learning_rate}")
-        if self.clip_range <= 0:
-            raise ValueError(f"clip_range must be positive, got {self.clip_range}")
+        check_ranges(
+            self,
+            positive=(
+                "total_steps",
+                "n_envs",
+                "n_steps",
+                "batch_size",
+                "n_epochs",
+                "snapshot_every",
+                "eval_every",
+                "save_every",
+                "pool_size",
+                "clip_range",
+            ),
+            nonnegative=(
+                "bc_games",
+                "bc_epochs",
+                "bc_dagger_rounds",
+                "bc_dagger_games",
+                "bc_dagger_epochs",
+                "bc_soft_tau",
+                "eval_games",
+                "seed",
+                "ent_coef",
+                "vf_coef",
+                "margin_coef",
+                "solo_reward_scale",
+                "learning_rate",  # 0 keeps the network as it starts (e.g. an --init-from model)
+            ),
+            unit=("gae_lambda", "opp_random", "opp_greedy", "opp_latest"),
+        )
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
-        if not 0.0 <= self.gae_lambda <= 1.0:
-            raise ValueError(f"gae_lambda must be in [0, 1], got {self.gae_lambda}")
-        for name in ("opp_random", "opp_greedy", "opp_latest"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 1.0:
-                raise ValueError(f"{name} must be in [0, 1], got {v}")
         from shelfie_env.bots import available
         from shelfie_env.bots.spec import parse_spec
 
@@ -239,8 +234,7 @@ class TrainConfig:
             raise ValueError(
                 f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {self.policy_head!r}"
             )
-        if not self.net_arch or any(int(h) <= 0 for h in self.net_arch):
-            raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
+        check_net_arch(self.net_arch)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (stored in the model card)."""
@@ -310,35 +304,37 @@ class PPOAfterstateConfig:
     """Checkpoints, logs and exported models."""
 
     def __post_init__(self) -> None:
-        from shelfie_env.train.fields import check_types
+        from shelfie_env.train.fields import check_net_arch, check_ranges, check_types
 
         check_types(self)
         if not 2 <= self.players <= 4:
             raise ValueError(f"players must be 2..4, got {self.players} (a solo policy: --algo maskable_ppo)")
         if not 0.0 <= self.opp_greedy < 1.0:
             raise ValueError(f"opp_greedy must be in [0, 1), got {self.opp_greedy}")
-        for name in ("total_steps", "games", "epochs", "turns_per_batch", "threads"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("beta", "learning_rate", "clip_range"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("gamma", "gae_lambda"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
-        if not self.net_arch or any(w <= 0 for w in self.net_arch):
-            raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
-        for name in (
-            "seed",
-            "eval_every",
-            "eval_games",
-            "vf_coef",
-            "ent_coef",
-            "max_grad_norm",
-            "margin_coef",
-        ):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        check_ranges(
+            self,
+            positive=(
+                "total_steps",
+                "games",
+                "epochs",
+                "turns_per_batch",
+                "threads",
+                "beta",
+                "learning_rate",
+                "clip_range",
+            ),
+            nonnegative=(
+                "seed",
+                "eval_every",
+                "eval_games",
+                "vf_coef",
+                "ent_coef",
+                "max_grad_norm",
+                "margin_coef",
+            ),
+            unit=("gamma", "gae_lambda"),
+        )
+        check_net_arch(self.net_arch)
 
 
 PRESETS = Path(__file__).with_name("presets")

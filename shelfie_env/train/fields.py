@@ -1,4 +1,5 @@
-"""Type checks of training config fields: a wrong type names the field, the value and the type."""
+"""Checks of training config fields: a wrong type names the field, the value and the type; a value
+out of its range names the field, the range and the value."""
 
 from __future__ import annotations
 
@@ -57,3 +58,29 @@ def check_types(config: Any) -> None:
             )
         if expected is float and isinstance(value, int):
             setattr(config, f.name, float(value))
+
+
+def check_ranges(
+    config: Any,
+    *,
+    positive: tuple[str, ...] = (),
+    nonnegative: tuple[str, ...] = (),
+    unit: tuple[str, ...] = (),
+) -> None:
+    """Raise ``ValueError`` for the first named field of ``config`` out of its range: ``positive``
+    (> 0), ``nonnegative`` (>= 0) or ``unit`` (in [0, 1])."""
+    for names, ok, words in (
+        (positive, lambda v: v > 0, "positive"),
+        (nonnegative, lambda v: v >= 0, ">= 0"),
+        (unit, lambda v: 0.0 <= v <= 1.0, "in [0, 1]"),
+    ):
+        for name in names:
+            value = getattr(config, name)
+            if not ok(value):
+                raise ValueError(f"{name} must be {words}, got {value}")
+
+
+def check_net_arch(net_arch: list[int]) -> None:
+    """Raise ``ValueError`` unless ``net_arch`` lists at least one layer, each of positive width."""
+    if not net_arch or min(net_arch) <= 0:
+        raise ValueError(f"net_arch needs positive layer sizes, got {net_arch}")

@@ -113,23 +113,19 @@ class TDConfig:
     """Where checkpoints, the evaluation log and exported models go."""
 
     def __post_init__(self) -> None:
-        from shelfie_env.train.fields import check_types
+        from shelfie_env.train.fields import check_net_arch, check_ranges, check_types
 
         check_types(self)
         if not 2 <= self.players <= 4:
             raise ValueError(f"players must be 2..4, got {self.players}")
-        if not 0.0 <= self.lam <= 1.0:
-            raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
             raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
-        if self.lr_late < 0 or self.lr_late_from < 0:
-            raise ValueError("lr_late and lr_late_from must be >= 0")
-        for name in ("iterations", "games", "epochs", "batch_size", "workers", "lockstep", "learning_rate"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("seed", "eval_every", "eval_games"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        check_ranges(
+            self,
+            positive=("iterations", "games", "epochs", "batch_size", "workers", "lockstep", "learning_rate"),
+            nonnegative=("seed", "eval_every", "eval_games", "lr_late", "lr_late_from"),
+            unit=("lam",),
+        )
         deal_start(self.deals)
         if self.target not in ("lambda", "reply"):
             raise ValueError(f"target must be 'lambda' or 'reply', got {self.target!r}")
@@ -141,8 +137,7 @@ class TDConfig:
             raise ValueError(f"search_width must be at least 1, got {self.search_width}")
         if self.eval_every and not self.eval_games:
             raise ValueError("eval_games must be positive when eval_every is (eval_every 0: no evaluation)")
-        if not self.net_arch or min(self.net_arch) <= 0:
-            raise ValueError(f"net_arch needs positive layer sizes, got {self.net_arch}")
+        check_net_arch(self.net_arch)
         if self.eval_every and not self.eval_opponents:
             raise ValueError("eval_opponents needs at least one bot when eval_every is positive")
         from shelfie_env.bots import available
