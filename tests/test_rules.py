@@ -5,8 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shelfie_env.game.actions import CROSS_BASE, END_TURN, STOP, SYMBOLS, circle_action, reroll_action
-from shelfie_env.game.engine import CIRCLE, CROSS, OVER, REROLL, Game
+from shelfie_env.game.actions import (
+    CIRCLE_BASE,
+    CROSS_BASE,
+    END_TURN,
+    STOP,
+    SYMBOLS,
+    circle_action,
+    reroll_action,
+)
+from shelfie_env.game.engine import CIRCLE, CROSS, OVER, REROLL, Game, placed_shelves
 from shelfie_env.game.errors import IllegalActionError
 
 from .conftest import (
@@ -586,3 +594,23 @@ def test_importing_the_package_loads_no_training_framework() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", out.stdout
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_placed_shelves_equal_the_shelves_the_engine_leaves_at_every_turn_end(players: int) -> None:
+    rng = np.random.default_rng(players)
+    turns = 0
+    for seed in range(25):
+        g = Game(players, rng=seed)
+        mover, circled, crossed = g.current, list(g.circled), list(g.crossed)
+        while not g.over:
+            action = int(rng.choice(g.legal_actions()))
+            g.step(action)
+            if action < CIRCLE_BASE or g.phase not in (REROLL, OVER):
+                continue  # a reroll, or a circle with more to come: the turn goes on
+            row = action - CROSS_BASE if action >= CROSS_BASE else None
+            cells = g.circled[mover] & ~circled[mover]
+            assert placed_shelves(circled, crossed, mover, cells, row) == (g.circled, g.crossed)
+            turns += 1
+            mover, circled, crossed = g.current, list(g.circled), list(g.crossed)
+    assert turns > 25 * players * 5

@@ -42,6 +42,30 @@ ROLLS_PER_TURN = 2  # rerolls after the first roll
 MAX_PLAYERS = 4
 
 
+def placed_shelves(
+    circled: Sequence[int], crossed: Sequence[int], player: int, cells: int = 0, row: int | None = None
+) -> tuple[list[int], list[int]]:
+    """Every seat's (circled, crossed) shelves after ``player`` ends a turn that started from
+    ``circled``/``crossed`` by circling ``cells`` or, with ``row``, crossing that row out: as
+    :meth:`Game.step` leaves them, each row and column the circles complete crossing the rivals'
+    open cells there."""
+    circ, cross = list(circled), list(crossed)
+    if row is not None:
+        cross[player] |= ROW_MASKS[row] & ~circ[player]
+        return circ, cross
+    mine = circ[player] | cells
+    circ[player] = mine
+    lines = 0
+    for m in ROW_MASKS + COL_MASKS:
+        if mine & m == m and circled[player] & m != m:
+            lines |= m
+    if lines:
+        for q in range(len(circ)):
+            if q != player:
+                cross[q] |= lines & ~circ[q]
+    return circ, cross
+
+
 class DiceSource(Protocol):
     """What the engine needs of a random generator (``numpy.random.Generator`` fits)."""
 

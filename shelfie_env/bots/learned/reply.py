@@ -26,11 +26,10 @@ import numpy as np
 from shelfie_env.bots.learned.afterstate import AfterstateNet
 from shelfie_env.bots.planner.dice import KEEP_INDEX, TRANSITION, best_keep_value
 from shelfie_env.bots.planner.search import placement_values
-from shelfie_env.game.engine import REROLL, Game, full_rows
-from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
+from shelfie_env.game.engine import REROLL, Game, full_rows, placed_shelves
+from shelfie_env.game.scoring import FULL
 
 _FRESH = KEEP_INDEX[(0,) * 6]
-_LINES = ROW_MASKS + COL_MASKS
 
 
 def turn_value(v0: np.ndarray) -> float:
@@ -51,17 +50,7 @@ def rival_turn(
     """
     n = start.num_players
     g = start.clone()
-    g.circled, g.crossed = list(circled), list(crossed)
-    if row is None:
-        mine = circled[player] | extra
-        g.circled[player] = mine
-        for m in _LINES:
-            if mine & m == m and circled[player] & m != m:
-                for q in range(n):
-                    if q != player:
-                        g.crossed[q] |= m & ~g.circled[q]
-    else:
-        g.crossed[player] |= ROW_MASKS[row] & ~g.circled[player]
+    g.circled, g.crossed = placed_shelves(circled, crossed, player, extra, row)
     triggered = start.end_triggered or any(full_rows(g.circled[q] | g.crossed[q]) >= 2 for q in range(n))
     if triggered and player == n - 1:
         return None

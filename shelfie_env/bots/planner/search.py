@@ -34,8 +34,8 @@ from shelfie_env.bots.planner.dice import (
 from shelfie_env.bots.planner.evaluation import Context, Weights
 from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS, SET_SIZES, SETS, feasible_matrix
 from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN, JOKER, NUM_DICE, STOP
-from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
-from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS
+from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows, placed_shelves
+from shelfie_env.game.scoring import FULL
 
 
 def _free_placements(ctx: Context) -> tuple[np.ndarray, list[int]]:
@@ -182,13 +182,7 @@ def next_turn_value(ctx: Context, cells: int) -> float | None:
     """
     p, circled, crossed, _, _, _ = ctx.turn_start
     g = ctx.game.clone()
-    g.circled, g.crossed = list(circled), list(crossed)
-    mine = circled[p] | cells
-    g.circled[p] = mine
-    for m in ROW_MASKS + COL_MASKS:
-        if mine & m == m and circled[p] & m != m:
-            for q in ctx.rivals:
-                g.crossed[q] |= m & ~g.circled[q]
+    g.circled, g.crossed = placed_shelves(circled, crossed, p, cells)
     if ctx.already_triggered or any(
         full_rows(g.circled[q] | g.crossed[q]) >= 2 for q in range(g.num_players)
     ):
