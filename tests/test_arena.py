@@ -200,7 +200,7 @@ def test_record_card_stores_results_and_command(tmp_path):
     "argv, message",
     [
         (["greedy", "random", "--seed", "-1"], "argument --seed: must be >= 0, got -1"),
-        (["greedy", "random", "--games", "x"], "argument --games: expects an integer, got 'x'"),
+        (["greedy", "random", "--games", "x"], "argument --games: expected an integer, got 'x'"),
         (["greedy", "random", "--players", "5"], "argument --players: must be 1..4, got 5"),
         (["greedy", "random", "--deals", "later"], "argument --deals: deals must be"),
         (["greedy", "random", "--dice", "loaded"], "argument --dice: invalid choice"),

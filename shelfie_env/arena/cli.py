@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import plot_run, record_in_card, to_markdown
 from shelfie_env.arena.values import DEFAULT_LUCK
+from shelfie_env.argtypes import number
 from shelfie_env.bots import available
 from shelfie_env.game.dice import DICE_MODES
 
@@ -26,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "e.g. td:path=runs/x/td.npz or planner:threat=0.5",
     )
     parser.add_argument(
-        "--players", type=int_in("--players", 1, 4), default=2, help="players per game, 1-4 (default 2)"
+        "--players", type=number(int, 1, 4), default=2, help="players per game, 1-4 (default 2)"
     )
     parser.add_argument(
         "--field",
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seat each BOT alone against PLAYERS-1 copies of this bot (e.g. --players 4 --field greedy)",
     )
     parser.add_argument(
-        "--games", type=positive_int("--games"), default=200, help="games per group of bots (default 200)"
+        "--games", type=number(int, 1), default=200, help="games per group of bots (default 200)"
     )
     parser.add_argument(
         "--deals",
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seed",
-        type=non_negative_int("--seed"),
+        type=number(int, 0),
         default=None,
         help="same as --deals N: game i is dealt dice seed N+i",
     )
@@ -78,9 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "of the luck the shipped td network of the table size and the planner's evaluation see), td, "
         "planner, or td:path=MODEL",
     )
-    parser.add_argument(
-        "--workers", type=positive_int("--workers"), default=None, help="processes (default: all cores)"
-    )
+    parser.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
     parser.add_argument("--no-ratings", action="store_true", help="skip the OpenSkill ratings")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
@@ -164,22 +163,6 @@ def command_line(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
-def int_in(option: str, low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse ``type`` reading an integer in ``low..high`` (argparse names ``option`` in its errors)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expects an integer, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            bound = f"{low}..{high}" if high is not None else f">= {low}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
-        return value
-
-    return parse
-
-
 def deals_arg(text: str) -> str:
     """An argparse ``type`` for ``--deals``: a deal set's name or a first seed, checked now."""
     try:
@@ -187,14 +170,6 @@ def deals_arg(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
-
-
-def positive_int(option: str) -> Callable[[str], int]:
-    return int_in(option, 1)
-
-
-def non_negative_int(option: str) -> Callable[[str], int]:
-    return int_in(option, 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
