@@ -267,6 +267,40 @@ def test_the_report_prints_markdown_and_writes_profiles(results, tmp_path, capsy
     assert Path(f"{out}.png").stat().st_size > 0
 
 
+def test_the_mean_curve_averages_the_seeds_point_by_point_as_far_as_every_run_goes():
+    def curve(*wins):
+        return [
+            {"decisions": 100 * (i + 1), "train_s": 10.0 * (i + 1), "win_rate": w} for i, w in enumerate(wins)
+        ]
+
+    rows = [
+        row("a", 1_000_000, 0, 0.5, curve=curve(0.2, 0.4, 0.6)),
+        row("a", 1_000_000, 1, 0.5, curve=curve(0.4, 0.6)),
+        row("a", 1_000_000, 2, 0.5, curve=[]),
+    ]
+    assert report.mean_curve(rows) == [(100.0, 10.0, pytest.approx(0.3)), (200.0, 20.0, pytest.approx(0.5))]
+    assert report.mean_curve(rows[2:]) == []
+
+
+def test_the_report_draws_the_curves_of_the_runs_that_have_them(results, tmp_path, capsys):
+    pytest.importorskip("rliable")
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "curves.png"
+    assert report.main([str(results), "--reps", "50", "--curves", str(png)]) == 0
+    assert "no curves written: no row of the report recorded a learning curve" in capsys.readouterr().out
+    assert not png.exists()
+    data = json.loads(results.read_text())
+    for r in (r for r in data["rows"] if r["steps"]):  # the learners'; a bot has no curve
+        r["curve"] = [
+            {"decisions": 1000, "train_s": 5.0, "win_rate": 0.1},
+            {"decisions": 2000, "train_s": 9.0, "win_rate": 0.3},
+        ]
+    results.write_text(json.dumps(data))
+    assert report.main([str(results), "--reps", "50", "--curves", str(png)]) == 0
+    assert f"learning curves of 3 learner/budget group(s) written to {png}" in capsys.readouterr().out
+    assert png.stat().st_size > 0
+
+
 @pytest.mark.slow
 def test_the_own_learner_example_adds_a_row_the_report_reads(tmp_path, capsys):
     pytest.importorskip("rliable")

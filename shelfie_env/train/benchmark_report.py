@@ -8,7 +8,9 @@ deal set are grouped by learner (and ablation variant) and budget; each group's 
 * the performance profile: the share of runs whose corrected score rate against
   ``greedy`` exceeds each threshold tau, with bootstrap intervals;
 * means of the raw score rate, the win rate, the corrected score rate against the
-  other opponents, the training seconds and the decisions a second.
+  other opponents, the training seconds and the decisions a second;
+* the learning curves of the runs that recorded them, over learner decisions and over
+  training seconds: each seed's, and their mean point by point.
 
 Rows of the plain-arena protocol (Wilson win rates), ``raw`` duplicates of a row
 and runs stopped before their budget are left out, and counted.
@@ -208,6 +210,60 @@ def plot_profiles(
     return f"performance profiles written to {path}"
 
 
+def mean_curve(rows: list[dict[str, Any]]) -> list[tuple[float, float, float]]:
+    """(decisions, training seconds, win rate) of a group's curves averaged point by point over its
+    runs, as far as every run goes (the runs of a group share their curve schedule)."""
+    curves = [r["curve"] for r in rows if r.get("curve")]
+    if not curves:
+        return []
+    n = min(len(c) for c in curves)
+    return [
+        tuple(float(np.mean([c[i][k] for c in curves])) for k in ("decisions", "train_s", "win_rate"))
+        for i in range(n)
+    ]
+
+
+def plot_curves(path: Path, groups: dict[Group, list[dict[str, Any]]]) -> str:
+    """Write the learning curves of every group with curves to ``path`` (PNG): win rate against
+    ``greedy`` over learner decisions and over training seconds, each seed thin and the mean bold;
+    returns a line saying what happened."""
+    with_curves = {g: rows for g, rows in groups.items() if mean_curve(rows)}
+    if not with_curves:
+        return "no curves written: no row of the report recorded a learning curve (--curve-every)"
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        return f"no curves written: matplotlib is not installed ({exc}); pip install matplotlib"
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for i, (group, rows) in enumerate(with_curves.items()):
+        color = f"C{i % 10}"
+        for r in rows:
+            c = r.get("curve") or []
+            w = [100 * p["win_rate"] for p in c]
+            axes[0].plot([p["decisions"] for p in c], w, color=color, lw=0.6, alpha=0.5)
+            axes[1].plot([p["train_s"] for p in c], w, color=color, lw=0.6, alpha=0.5)
+        d, t, w = zip(*mean_curve(rows))
+        seeds = ", ".join(str(r["seed"]) for r in rows if r.get("curve"))
+        name = f"{label(group)} (seeds {seeds})"
+        axes[0].plot(d, [100 * x for x in w], color=color, lw=2, marker="o", ms=3, label=name)
+        axes[1].plot(t, [100 * x for x in w], color=color, lw=2, marker="o", ms=3)
+    axes[0].set_xlabel("learner decisions")
+    axes[1].set_xlabel("training seconds (wall clock)")
+    axes[0].set_ylabel("win rate against greedy, selection deals (%)")
+    for ax in axes:
+        ax.axhline(50, color="grey", lw=0.5)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return f"learning curves of {len(with_curves)} learner/budget group(s) written to {path}"
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
@@ -261,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--markdown", type=Path, help="also write the Markdown table here")
     parser.add_argument("--json", type=Path, help="write the aggregates and profiles here")
     parser.add_argument("--plot", type=Path, help="write the performance profiles here (PNG)")
+    parser.add_argument(
+        "--curves", type=Path, help="write the learning curves over decisions and over seconds here (PNG)"
+    )
     return parser
 
 
@@ -304,4 +363,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     if args.plot:
         print(plot_profiles(args.plot, taus, prof, cis))
+    if args.curves:
+        print(plot_curves(args.curves, groups))
     return 0
