@@ -4,8 +4,8 @@
         docs/results/td_placements_s0_eval.jsonl --out docs/img/selftaught_2p.png --table
 
 Each argument is a run's ``eval.jsonl`` (``shelfie train-td`` writes one per run:
-200 arena games against ``greedy`` and ``planner`` on dice seeds 10,000,000 + i
-every ``eval_every`` iterations). Draws win rate against each opponent over
+``eval_games`` arena games against each of its ``eval_opponents`` on the ``selection``
+deals, dice seeds 10,000,000 + i, every ``eval_every`` iterations). Draws win rate against each opponent over
 self-play games and over training hours; ``--table`` prints a Markdown table of
 the win rates at ``--at`` games.
 """
@@ -50,7 +50,8 @@ def plot(runs: dict[str, list[dict]], out: Path) -> None:
             ax = axes[i][j]
             ax.axhline(50, color="grey", lw=0.5)
             ax.set_xlabel(xlabel)
-            ax.set_ylabel(f"win rate vs {opp} (%), 200 games")
+            games = sorted({r[opp]["games"] for rows in runs.values() for r in rows if opp in r})
+            ax.set_ylabel(f"win rate vs {opp} (%), {'/'.join(map(str, games))} games")
             ax.grid(alpha=0.3)
         axes[i][0].legend(fontsize=8)
     fig.tight_layout()
