@@ -258,3 +258,24 @@ def test_reply_targets_and_the_depth_two_player_train(tmp_path):
             ValueError, match=next(iter(bad)) if "players" not in bad else "players must be 2"
         ):
             td.TDConfig(**bad)
+
+
+def test_an_expert_iteration_run_resumes_exactly(tmp_path):
+    base = dict(
+        target="reply",
+        play_depth=2,
+        search_width=2,
+        games=2,
+        eval_every=0,
+        net_arch=[16],
+        lockstep=2,
+        seed=4,
+    )
+    td.TDTrainer(td.TDConfig(**base, iterations=2, run_dir=str(tmp_path / "one"))).run(log=lambda s: None)
+    td.TDTrainer(td.TDConfig(**base, iterations=1, run_dir=str(tmp_path / "r"))).run(log=lambda s: None)
+    td.TDTrainer(td.TDConfig(**base, iterations=2, run_dir=str(tmp_path / "r"))).run(
+        resume=True, log=lambda s: None
+    )
+    a = np.load(tmp_path / "one" / "latest.npz")
+    b = np.load(tmp_path / "r" / "latest.npz")
+    assert all(np.array_equal(a[k], b[k]) for k in a.files)
