@@ -207,7 +207,7 @@ def test_a_file_of_plain_arena_rows_alone_has_nothing_to_aggregate(tmp_path, cap
 def test_the_documented_results_aggregate_by_learner_and_budget(capsys):
     assert report.main([str(ROOT / "docs" / "benchmark_results.json")]) == 0
     out = capsys.readouterr().out
-    for learner in ("maskable_ppo", "a2c", "td", "ppo_afterstate"):
+    for learner in ("maskable_ppo", "a2c", "td", "ppo_afterstate", "rllib_ppo"):
         assert f"| {learner} | 1M | 0, 1, 2 |" in out
 
 
