@@ -665,6 +665,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from shelfie_env.train.benchmark_report import save_curve_figure
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for r in rows:
         if not r.get("curve") or r["mode"] == "raw":
@@ -676,16 +678,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         axes[0].plot(d, w, marker=".", label=label)
         axes[1].plot(t, w, marker=".", label=label)
     axes[0].set_xscale("log")
-    axes[0].set_xlabel("learner decisions")
-    axes[1].set_xlabel("training seconds (wall clock)")
-    axes[0].set_ylabel("win rate against greedy, selection deals (%)")
-    for ax in axes:
-        ax.axhline(50, color="grey", lw=0.5)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    save_curve_figure(fig, axes, path)
+    plt.close(fig)
 
 
 def _percent(x: float | None) -> str:

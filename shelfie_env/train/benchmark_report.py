@@ -250,6 +250,14 @@ def plot_curves(path: Path, groups: dict[Group, list[dict[str, Any]]]) -> str:
         name = f"{label(group)} (seeds {seeds})"
         axes[0].plot(d, [100 * x for x in w], color=color, lw=2, marker="o", ms=3, label=name)
         axes[1].plot(t, [100 * x for x in w], color=color, lw=2, marker="o", ms=3)
+    save_curve_figure(fig, axes, path)
+    plt.close(fig)
+    return f"learning curves of {len(with_curves)} learner/budget group(s) written to {path}"
+
+
+def save_curve_figure(fig: Any, axes: Any, path: Path) -> None:
+    """Label a pair of curve axes (win rate against ``greedy`` over decisions, over seconds), mark
+    the 50 % line and write the figure to ``path``."""
     axes[0].set_xlabel("learner decisions")
     axes[1].set_xlabel("training seconds (wall clock)")
     axes[0].set_ylabel("win rate against greedy, selection deals (%)")
@@ -260,8 +268,6 @@ def plot_curves(path: Path, groups: dict[Group, list[dict[str, Any]]]) -> str:
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return f"learning curves of {len(with_curves)} learner/budget group(s) written to {path}"
 
 
 def _pct(x: float | None) -> str:
