@@ -127,34 +127,25 @@ def evaluate(
         workers = 1  # an agent object plays in this process unless asked otherwise (and importable)
     rows, results = [], []
     for opp in opponents:
-        if players == 2:
-            if opp == spec:
-                raise ValueError(f"the agent and its opponent share the name {spec!r}; pass name=...")
-            res = run_arena(
-                [spec, opp],
-                2,
-                games,
-                workers=workers,
-                ratings=False,
-                bots=given,
-                deals=deals,
-                duplicate=duplicate,
-                luck=luck,
-            )
+        if players == 2 and opp == spec:
+            raise ValueError(f"the agent and its opponent share the name {spec!r}; pass name=...")
+        # 2 players: the agent against ``opp`` head to head; more: the agent alone in a field of ``opp``
+        head_to_head = players == 2
+        res = run_arena(
+            [spec, opp] if head_to_head else [spec],
+            players,
+            games,
+            workers=workers,
+            ratings=False,
+            bots=given,
+            field=None if head_to_head else opp,
+            deals=deals,
+            duplicate=duplicate,
+            luck=luck,
+        )
+        if head_to_head:
             (stats,) = res["results"]["pairings"]
         else:
-            res = run_arena(
-                [spec],
-                players,
-                games,
-                workers=workers,
-                ratings=False,
-                bots=given,
-                field=opp,
-                deals=deals,
-                duplicate=duplicate,
-                luck=luck,
-            )
             stats = next(b for b in res["results"]["bots"] if b["bot"] == spec)
         results.append(res)
         rows.append(
