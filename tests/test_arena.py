@@ -111,7 +111,10 @@ def test_a_field_seats_each_bot_alone_against_copies_of_one_bot(capsys):
     assert res["bots"][0]["first_place_rate"] < res["bots"][1]["first_place_rate"]
     md = arena.to_markdown(res)
     assert "alone against 2 × `greedy`" in md and "first place by seat" in md
-    assert arena_cli.main(["random", "--players", "4", "--field", "greedy", "--games", "4", "--workers", "1"]) == 0
+    assert (
+        arena_cli.main(["random", "--players", "4", "--field", "greedy", "--games", "4", "--workers", "1"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "`greedy#3`" in out and "mean rank" in out
     with pytest.raises(ValueError, match="field needs"):
@@ -144,7 +147,9 @@ def test_solo_reports_scores_only():
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="unknown bot"):
         arena.run_arena(["random", "nosuchbot"], games=2, workers=1)
-    with pytest.raises(ValueError, match=r"'ppo' plays 1- and 2-player games, not 3-player ones; bots for 3 .*planner"):
+    with pytest.raises(
+        ValueError, match=r"'ppo' plays 1- and 2-player games, not 3-player ones; bots for 3 .*planner"
+    ):
         arena.run_arena(["ppo", "greedy", "random"], players=3, games=2, workers=1)
     with pytest.raises(ValueError, match="at least 3 bots"):
         arena.run_arena(["random", "greedy"], players=3, games=2, workers=1)
@@ -212,3 +217,17 @@ def test_arena_argument_errors_name_their_option(argv, message, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_evaluate_plays_head_to_head_at_two_players_and_in_a_field_beyond(players):
+    from shelfie_env.arena import evaluate
+
+    report = evaluate(
+        "greedy", opponents=["random"], players=players, games=2 * players, luck=None, workers=1
+    )
+    (row,) = report.rows
+    assert row.opponent == "random" and row.games == 2 * players
+    assert row.raw["score_rate"] > 0.5  # greedy beats random seats
+    with pytest.raises(ValueError, match="share the name"):
+        evaluate("greedy", opponents=["greedy"], games=2, luck=None, workers=1)
