@@ -10,7 +10,7 @@ crossed::
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,31 @@ def _import_anyio_now() -> None:
 
 
 _import_anyio_now()
+
+
+@pytest.fixture(autouse=True)
+def stop_game_services(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Stop, when a test ends, every web games service it started: its bot threads and its
+    database (a test's servers would otherwise play on in the background of later tests)."""
+    import sys
+
+    module = sys.modules.get("shelfie_env.play.web.service")
+    if module is None:  # no test module loaded the web server
+        yield
+        return
+    started: list[Any] = []
+    real = module.GameService.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        real(self, *args, **kwargs)
+        started.append(self)
+
+    monkeypatch.setattr(module.GameService, "__init__", init)
+    yield
+    for service in started:
+        service.close()
+        service.store.close()
+
 
 PLANT, GAME, BOOK, TROPHY, CAT, JOKER = range(6)
 DEFAULT_POINTS = [[1, 2, 3, 5, 8] for _ in range(5)]

@@ -1224,6 +1224,45 @@ def test_writes_waiting_meanwhile_are_committed_together_and_one_failure_is_undo
     store.close()
 
 
+_CLOSE_WHILE_READING = """
+import sqlite3, sys, threading, time
+from shelfie_env.play.web.store import GameStore
+failures = []
+threading.excepthook = lambda args: failures.append(repr(args.exc_value))
+for n in range(60):
+    store = GameStore(f"{sys.argv[1]}/g{n}.sqlite3")
+    for i in range(10):
+        store.create_game(f"g{i}", [], {}, {}, "active")
+    def read():
+        while True:
+            try:
+                store.get_game("g3"), store.count_games()
+            except sqlite3.ProgrammingError as exc:
+                assert "the store is closed" in str(exc), exc
+                return
+    readers = [threading.Thread(target=read) for _ in range(4)]
+    for t in readers:
+        t.start()
+    time.sleep(0.01)
+    store.close()
+    for t in readers:
+        t.join()
+print(failures or "ok")
+"""
+
+
+def test_closing_the_store_while_other_threads_read_is_safe(tmp_path: Path) -> None:
+    """A server stopping while request or bot threads still read: those reads finish or get a
+    closed-store error (in a process of its own, where a crash fails this test alone)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _CLOSE_WHILE_READING, str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
+
+
 def test_a_locked_database_holds_up_neither_reads_nor_the_answer_for_long(db: Path) -> None:
     client = TestClient(create_app(db, write_timeout=2.0))
     a, b = create(client, TWO_HUMANS), create(client, TWO_HUMANS)

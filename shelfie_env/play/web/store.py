@@ -171,7 +171,8 @@ class GameStore:
         self._pending: list[_Write] = []
         self._pending_lock = threading.Lock()
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers: list[tuple[sqlite3.Connection, threading.Lock]] = []
+        """Each thread's read connection, with the lock its reads hold (closing one in use would crash)."""
         self._readers_lock = threading.Lock()
         self._closed = False
         self._owner = _claim(self.path) if exclusive else None
@@ -221,8 +222,9 @@ class GameStore:
         with self._lock:
             self._closed = True
             with self._readers_lock:
-                for reader in self._readers:
-                    reader.close()
+                for reader, in_use in self._readers:
+                    with in_use:  # waits for a read under way on another thread
+                        reader.close()
                 self._readers.clear()
             db = getattr(self, "_db", None)
             if db is not None:
@@ -448,17 +450,25 @@ class GameStore:
         if self.path == ":memory:":
             with self._lock:
                 return self._db.execute(sql, params).fetchall()
-        reader = getattr(self._local, "db", None)
-        if reader is None:
-            if self._closed:
-                raise sqlite3.ProgrammingError("the store is closed")
+        entry = getattr(self._local, "db", None)
+        if entry is None:
             reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             reader.execute("PRAGMA busy_timeout=1000")
             reader.execute("PRAGMA query_only=1")
+            entry = (reader, threading.Lock())
             with self._readers_lock:
-                self._readers.append(reader)
-            self._local.db = reader
-        return reader.execute(sql, params).fetchall()
+                if self._closed:
+                    reader.close()
+                    raise sqlite3.ProgrammingError("the store is closed")
+                self._readers.append(entry)
+            self._local.db = entry
+        reader, in_use = entry
+        if self._closed:  # not waiting for the lock that close() is waiting for
+            raise sqlite3.ProgrammingError("the store is closed")
+        with in_use:
+            if self._closed:
+                raise sqlite3.ProgrammingError("the store is closed")
+            return reader.execute(sql, params).fetchall()
 
 
 class _Txn:
