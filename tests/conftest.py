@@ -55,7 +55,7 @@ _import_anyio_now()
 
 
 @pytest.fixture(autouse=True)
-def stop_game_services(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def stop_game_services() -> Iterator[None]:
     """Stop, when a test ends, every web games service it started: its bot threads and its
     database (a test's servers would otherwise play on in the background of later tests)."""
     import sys
@@ -71,8 +71,9 @@ def stop_game_services(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         real(self, *args, **kwargs)
         started.append(self)
 
-    monkeypatch.setattr(module.GameService, "__init__", init)
-    yield
+    with pytest.MonkeyPatch.context() as patch:  # not undone by a test's own monkeypatch.undo()
+        patch.setattr(module.GameService, "__init__", init)
+        yield
     for service in started:
         service.close()
         service.store.close()
