@@ -238,18 +238,12 @@ def test_a_run_can_start_from_the_shipped_network(tmp_path):
         td.TDTrainer(td.TDConfig(init=str(tmp_path / "none.npz"), run_dir=str(tmp_path / "t")))
 
 
+# a small expert-iteration run: reply targets, games played by the depth-2 search
+_REPLY_RUN = dict(target="reply", play_depth=2, search_width=2, eval_every=0, net_arch=[16], lockstep=2)
+
+
 def test_reply_targets_and_the_depth_two_player_train(tmp_path):
-    cfg = td.TDConfig(
-        target="reply",
-        play_depth=2,
-        search_width=2,
-        iterations=1,
-        games=4,
-        eval_every=0,
-        net_arch=[16],
-        lockstep=2,
-        run_dir=str(tmp_path / "r"),
-    )
+    cfg = td.TDConfig(**_REPLY_RUN, iterations=1, games=4, run_dir=str(tmp_path / "r"))
     xs, rets, stats = td.play_games(td.TDTrainer(cfg).numpy_net(), cfg, np.random.default_rng(0))
     assert len(xs) == len(rets) == stats["positions"] > 0
     assert np.all(np.abs(rets) <= 1.0 + cfg.margin_coef * 4)
@@ -261,16 +255,7 @@ def test_reply_targets_and_the_depth_two_player_train(tmp_path):
 
 
 def test_an_expert_iteration_run_resumes_exactly(tmp_path):
-    base = dict(
-        target="reply",
-        play_depth=2,
-        search_width=2,
-        games=2,
-        eval_every=0,
-        net_arch=[16],
-        lockstep=2,
-        seed=4,
-    )
+    base = dict(_REPLY_RUN, games=2, seed=4)
     td.TDTrainer(td.TDConfig(**base, iterations=2, run_dir=str(tmp_path / "one"))).run(log=lambda s: None)
     td.TDTrainer(td.TDConfig(**base, iterations=1, run_dir=str(tmp_path / "r"))).run(log=lambda s: None)
     td.TDTrainer(td.TDConfig(**base, iterations=2, run_dir=str(tmp_path / "r"))).run(
