@@ -463,8 +463,6 @@ class GameStore:
                 self._readers.append(entry)
             self._local.db = entry
         reader, in_use = entry
-        if self._closed:  # not waiting for the lock that close() is waiting for
-            raise sqlite3.ProgrammingError("the store is closed")
         with in_use:
             if self._closed:
                 raise sqlite3.ProgrammingError("the store is closed")
