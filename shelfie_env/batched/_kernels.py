@@ -401,6 +401,59 @@ def observe(S, observers, n, out):
 
 
 @njit(cache=True)
+def observe_features(S, observers, n, row_score, col_score, out, start):
+    """Write the ``features`` block (layout of ``observation.features``) into ``out[:, start:]``."""
+    for i in range(S.shape[0]):
+        o = observers[i]
+        for x in range(start, out.shape[1]):
+            out[i, x] = 0.0
+        circled = S[i, CIRC + o]
+        free = FULL & ~(circled | S[i, CROSS + o])
+        jokers = S[i, COUNTS + 5]
+        base = _score(circled, row_score, col_score)
+        for cell in range(25):
+            r = cell // 5
+            c = cell % 5
+            if not (free >> cell) & 1:
+                out[i, start + 100 + cell] = 1.0
+                continue
+            k = S[i, COUNTS + r]
+            plain = False
+            joker = False
+            if jokers == 6:
+                joker = True
+                missing = 0
+            else:
+                plain = k >= c + 1
+                joker = jokers > 0 and c >= 1 and k >= c
+                missing = c + 1 - k
+                if jokers > 0 and c >= 1 and c - k < missing:
+                    missing = c - k
+            if missing < 0:
+                missing = 0
+            out[i, start + 100 + cell] = np.float32(missing / 5.0)
+            gain = np.float32((_score(circled | (1 << cell), row_score, col_score) - base) / 64.0)
+            if plain:
+                out[i, start + 2 * cell] = 1.0
+                out[i, start + 50 + 2 * cell] = gain
+            if joker:
+                out[i, start + 2 * cell + 1] = 1.0
+                out[i, start + 50 + 2 * cell + 1] = gain
+        for k in range(n):
+            s = (o + k) % n
+            mine = S[i, CIRC + s]
+            crossed = S[i, CROSS + s]
+            for line in range(10):
+                if line < 5:
+                    mask = 31 << (5 * line)
+                else:
+                    mask = 0x108421 << (line - 5)
+                rest = mask & ~mine
+                if rest != 0 and rest & (rest - 1) == 0 and rest & crossed == 0:
+                    out[i, start + 125 + 10 * k + line] = 1.0
+
+
+@njit(cache=True)
 def rescore(S, n, row_score, col_score):
     """Recompute the score columns from the circled masks (after loading states)."""
     for i in range(S.shape[0]):

@@ -4,7 +4,8 @@ The state of all games lives in arrays with a leading batch axis (see
 :mod:`._kernels` for the column layout); each call runs one compiled loop over
 the games, so there is no Python-level loop in ``step``, ``reset``, the legal
 masks or the observations. The rules, action ids and observation layout are
-those of :class:`shelfie_env.game.engine.Game` and :func:`shelfie_env.envs.observation.encode`.
+those of :class:`shelfie_env.game.engine.Game` and :func:`shelfie_env.observation.vector.encode`
+(and :func:`shelfie_env.observation.features.features` for ``obs="features"``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.batched import _kernels as K
-from shelfie_env.envs.observation import observation_size
 from shelfie_env.game.actions import NUM_ACTIONS, action_name
 from shelfie_env.game.engine import MAX_PLAYERS, PHASES, Game
 from shelfie_env.game.errors import IllegalActionError
 from shelfie_env.game.scoring import DEFAULT_POINTS, ScoreTable
 from shelfie_env.game.tables import MULTISETS, REROLL_IDS
+from shelfie_env.observation.features import obs_size
+from shelfie_env.observation.vector import observation_size
 
 
 def _build_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -218,11 +220,15 @@ class BatchedGame:
         """The ``(N, 120)`` bool legal-action masks (a live view: copy to keep)."""
         return self.M
 
-    def observe(self, observers: np.ndarray | int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, 63n+60)`` float32 observations, game ``i`` seen by seat ``observers[i]``.
+    def observe(
+        self, observers: np.ndarray | int | None = None, out: np.ndarray | None = None, obs: str = "default"
+    ) -> np.ndarray:
+        """``(N, size)`` float32 observations, game ``i`` seen by seat ``observers[i]``.
 
-        ``None`` means the player on turn of each game.
+        ``None`` means the player on turn of each game. ``obs="features"`` appends the
+        features block (:mod:`shelfie_env.observation.features`) to the ``63n+60`` default.
         """
+        size = obs_size(self.num_players, obs)
         if observers is None:
             obs_seats = self.S[:, K.CUR]
         elif np.isscalar(observers):
@@ -235,8 +241,16 @@ class BatchedGame:
         if obs_seats.min() < 0 or obs_seats.max() >= self.num_players:
             raise ValueError(f"observer seats must be 0..{self.num_players - 1}")
         if out is None:
-            out = np.empty((self.num_envs, self.obs_size), dtype=np.float32)
-        K.observe(self.S, obs_seats, self.num_players, out)
+            out = np.empty((self.num_envs, size), dtype=np.float32)
+        elif out.shape != (self.num_envs, size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({self.num_envs}, {size})")
+        if size == self.obs_size:
+            K.observe(self.S, obs_seats, self.num_players, out)
+        else:
+            K.observe(self.S, obs_seats, self.num_players, out[:, : self.obs_size])
+            K.observe_features(
+                self.S, obs_seats, self.num_players, self.row_score, self.col_score, out, self.obs_size
+            )
         return out
 
     @property

@@ -50,11 +50,11 @@ from shelfie_env.envs.common import (
     score_bound,
     state_dice,
 )
-from shelfie_env.envs.observation import ObservationEncoder, legal_mask
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
+from shelfie_env.observation.vector import ObservationEncoder, legal_mask
 
 _NO_LEGAL: tuple[int, ...] = ()
 

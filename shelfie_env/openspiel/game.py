@@ -18,11 +18,11 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from shelfie_env.envs.common import final_rewards
-from shelfie_env.envs.observation import ObservationEncoder, block_start, layout, observation_size
 from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, REROLL_FIRST, REROLL_LAST, action_name
 from shelfie_env.game.engine import OVER, REROLL, Game
 from shelfie_env.game.render import render_shelf
 from shelfie_env.game.scoring import FULL, ScoreTable, validate_points
+from shelfie_env.observation.vector import ObservationEncoder, block_start, layout, observation_size
 from shelfie_env.openspiel.chance import FACES, MAX_CHANCE_OUTCOMES, OUTCOMES
 
 SHORT_NAME = "python_shelfie"

@@ -29,10 +29,10 @@ from shelfie_env.envs.common import (
     observation_dict,
     score_bound,
 )
-from shelfie_env.envs.observation import ObservationEncoder
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
+from shelfie_env.observation.vector import ObservationEncoder
 
 _OPTION_KEYS = {"state"}
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.policy import NumpyPolicy, read_weights
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import encode
 
 SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}
 """Shipped model names by player count (files ``shelfie_env/models/<name>.npz`` + ``.json``)."""

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from shelfie_env.envs.observation import OBS_VERSION, observation_size
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.observation.vector import OBS_VERSION, observation_size
 
 CARD_FORMAT = 1
 ACTION_LAYOUT_VERSION = 1

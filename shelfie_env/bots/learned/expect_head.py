@@ -25,7 +25,7 @@ import numpy as np
 
 from shelfie_env.bots.planner.dice import FINAL, KEEP, SUB_KEEPS, TRANSITION
 from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS
-from shelfie_env.envs.observation import block_start
+from shelfie_env.observation.vector import block_start
 
 NUM_REROLL_IDS = 64
 """Ids 0..63: stop (0) and the rerolls 1..63."""
