@@ -21,6 +21,7 @@ import numpy as np
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.policy import NumpyPolicy, read_weights
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.features import encode_features
 from shelfie_env.observation.vector import encode
 
 SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}
@@ -80,6 +81,7 @@ class PPOBot:
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.card = card or {}
+        self.encode = encode_features if self.card.get("obs", "default") == "features" else encode
 
     @classmethod
     def load(
@@ -101,7 +103,7 @@ class PPOBot:
             )
         if game.over:
             raise ValueError("no legal action: the game is over")
-        obs = encode(game, game.current)
+        obs = self.encode(game, game.current)
         return self.policy.act(obs, game.legal_mask(), self.deterministic, self.rng)
 
     def act(self, state: dict[str, Any]) -> int:

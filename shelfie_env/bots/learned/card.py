@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.game.actions import NUM_ACTIONS
-from shelfie_env.observation.vector import OBS_VERSION, observation_size
+from shelfie_env.observation.features import OBS_MODES, obs_size
+from shelfie_env.observation.vector import OBS_VERSION
 
 CARD_FORMAT = 1
 ACTION_LAYOUT_VERSION = 1
@@ -57,8 +58,9 @@ def make_card(
     wall_time_s: float = 0.0,
     evaluation: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
+    obs: str = "default",
 ) -> dict[str, Any]:
-    """A card describing a model for the current env layout."""
+    """A card describing a model for the current env layout (``obs``: the env's observation option)."""
     from shelfie_env import __version__
 
     card: dict[str, Any] = {
@@ -68,7 +70,8 @@ def make_card(
         "env_version": ENV_VERSION,
         "num_players": num_players,
         "obs_version": OBS_VERSION,
-        "observation_size": observation_size(num_players),
+        "obs": obs,
+        "observation_size": obs_size(num_players, obs),
         "action_layout_version": ACTION_LAYOUT_VERSION,
         "num_actions": NUM_ACTIONS,
         "algo": algo,
@@ -93,10 +96,15 @@ def check_card(card: Mapping[str, Any], num_players: int | None = None, source: 
     players = card["num_players"]
     if not isinstance(players, int) or not 1 <= players <= 4:
         raise CheckpointMismatchError(f"{source}: num_players must be 1..4, got {players!r}")
+    obs = card.get("obs", "default")
+    if obs not in OBS_MODES:
+        raise CheckpointMismatchError(
+            f"{source}: obs is {obs!r}, but this version of shelfie-env has {', '.join(OBS_MODES)}"
+        )
     expected = {
         "env_id": env_id(players),
         "obs_version": OBS_VERSION,
-        "observation_size": observation_size(players),
+        "observation_size": obs_size(players, obs),
         "num_actions": NUM_ACTIONS,
         "action_layout_version": ACTION_LAYOUT_VERSION,
     }

@@ -1,0 +1,103 @@
+"""The flat masked PPO trainer: exact resume, its checks, and the exported model played by the ``ppo`` bot."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from shelfie_env.bots.spec import build_bot  # noqa: E402
+from shelfie_env.game.engine import Game  # noqa: E402
+from shelfie_env.observation.features import encode_features  # noqa: E402
+from shelfie_env.train.ppo_flat import PPOFlatConfig, Trainer  # noqa: E402
+from shelfie_env.train.ppo_flat.cli import main  # noqa: E402
+
+TINY = dict(
+    num_envs=16,
+    num_steps=16,
+    minibatch_size=128,
+    total_steps=1024,
+    eval_every=512,
+    eval_games=8,
+    opp_random=0.3,
+    opp_greedy=0.3,
+    snapshot_every=256,
+    net_arch=[32, 32],
+)
+
+
+def test_a_stopped_run_resumes_to_the_same_weights(tmp_path) -> None:
+    whole = Trainer(PPOFlatConfig(run_dir=str(tmp_path / "a"), **TINY))
+    whole.train(out=lambda line: None)
+    part = Trainer(PPOFlatConfig(run_dir=str(tmp_path / "b"), **TINY))
+    assert part.train(out=lambda line: None, stop_after=3) is None
+    resumed = Trainer.resume(tmp_path / "b" / "latest.pt")
+    assert resumed.iteration == 3 and len(resumed.opponents.snapshots) >= 2
+    resumed.train(out=lambda line: None)
+    for name, value in whole.agent.state_dict().items():
+        assert torch.equal(value, resumed.agent.state_dict()[name]), name
+    assert [(p["steps"], p["score_rate"]) for p in whole.curve] == [
+        (p["steps"], p["score_rate"]) for p in resumed.curve
+    ]
+
+
+def test_the_exported_model_plays_as_the_ppo_bot(tmp_path) -> None:
+    trainer = Trainer(PPOFlatConfig(run_dir=str(tmp_path), **TINY))
+    path = trainer.train(out=lambda line: None)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert (card["algo"], card["obs"], card["policy_head"], card["teacher"]) == (
+        "ppo_flat",
+        "features",
+        "flat",
+        "none",
+    )
+    bot = build_bot(f"ppo:path={path}")
+    game = Game.new(2, rng=np.random.default_rng(3))
+    x = torch.from_numpy(encode_features(game, game.current)[None])
+    mask = torch.from_numpy(game.legal_mask().astype(bool)[None])
+    want = int(trainer.agent.actor(x).masked_fill(~mask, -1e9).argmax())
+    assert bot.act(game.to_dict()) == want
+
+
+def test_stop_bias_makes_stopping_likely_at_the_start() -> None:
+    config = PPOFlatConfig(stop_bias=float(np.log(60)), **{**TINY, "total_steps": 256})
+    agent = Trainer(config).agent
+    game = Game.new(2, rng=np.random.default_rng(0))
+    x = torch.from_numpy(encode_features(game, game.current)[None])
+    mask = torch.from_numpy(game.legal_mask().astype(bool)[None])
+    with torch.no_grad():
+        p_stop = float(agent.dist(x, mask).probs[0, 0])
+    assert 0.35 < p_stop < 0.65
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"obs": "pixels"}, "obs must be one of"),
+        ({"players": 5}, "players must be 2..4"),
+        ({"opp_random": 0.8, "opp_greedy": 0.5}, "at most 1"),
+        ({"minibatch_size": 100}, "multiple of minibatch_size"),
+        ({"gamma": 1.5}, "gamma must be in"),
+    ],
+)
+def test_bad_config_values_are_named(change, words) -> None:
+    with pytest.raises(ValueError, match=words):
+        PPOFlatConfig(**{**TINY, **change}).check()
+
+
+def test_cli_refuses_a_bad_flag_and_a_missing_checkpoint(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--total-steps", "lots"])
+    assert "expected a count" in capsys.readouterr().err
+    assert main(["--resume", "--run-dir", str(tmp_path / "none")]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_a_corrupt_checkpoint_is_named(tmp_path) -> None:
+    bad = tmp_path / "latest.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a ppo_flat checkpoint"):
+        Trainer.resume(bad)
