@@ -50,6 +50,24 @@ def test_game_info(players: int) -> None:
     assert str(game) == f"python_shelfie(players={players},points=1/2/3/5/8,reward=rank)"
 
 
+def test_information_state_tensor_is_refused_as_the_game_type_says() -> None:
+    game = pyspiel.load_game("python_shelfie")
+    assert not game.get_type().provides_information_state_tensor
+    state = game.new_initial_state()
+    state.apply_action(0)
+    calls = (
+        lambda: state.information_state_tensor(0),
+        state.information_state_tensor,
+        game.information_state_tensor_shape,
+        game.information_state_tensor_size,
+    )
+    for call in calls:
+        with pytest.raises(pyspiel.SpielError, match="no information-state tensor.*observation_tensor"):
+            call()
+    assert len(state.observation_tensor(0)) == game.observation_tensor_size()
+    assert state.information_state_string(0) == state.history_str()
+
+
 def test_chance_probabilities_are_exact_multinomials() -> None:
     for k in range(1, 7):
         outcomes = so.OUTCOMES[k]

@@ -213,6 +213,15 @@ def _name(action: int) -> str:
         return "not an action id"
 
 
+def _no_information_state_tensor(*args: Any) -> None:
+    raise pyspiel.SpielError(
+        f"{SHORT_NAME} provides no information-state tensor (its game type says "
+        "provides_information_state_tensor=False): it is a perfect-information game, so "
+        "observation_tensor(player) holds the whole position; information_state_string(player) "
+        "gives the history"
+    )
+
+
 class ShelfieGame(pyspiel.Game):
     """The game; load it with ``pyspiel.load_game("python_shelfie", {"players": 3})``."""
 
@@ -256,6 +265,10 @@ class ShelfieGame(pyspiel.Game):
         if iig_obs_type is None or not iig_obs_type.perfect_recall:
             return ShelfieObserver(self.spec.players, params)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+    information_state_tensor_shape = _no_information_state_tensor
+    information_state_tensor_size = _no_information_state_tensor
+    information_state_tensor_layout = _no_information_state_tensor
 
 
 _TYPE_FIELDS = (
@@ -318,6 +331,8 @@ class ShelfieState(pyspiel.State):
 
     def __str__(self) -> str:
         return describe(self.core, None)
+
+    information_state_tensor = _no_information_state_tensor
 
 
 def describe(core: _Core, viewer: int | None) -> str:
