@@ -73,7 +73,7 @@ def test_bots_are_registered_and_play_only_two_player_tables() -> None:
         assert name in bots.available()
         assert bots.table_sizes(name) == (2,)
         with pytest.raises(ValueError, match="2-player"):
-            bots.check_table(name, 3)
+            bots.check_table(name, 3, tape=True)
 
 
 def test_clairvoyant_refuses_a_game_without_a_tape() -> None:

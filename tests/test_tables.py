@@ -46,6 +46,39 @@ def test_a_bot_that_cannot_play_the_table_is_refused_with_the_bots_that_can() ->
         bots.make("td", num_players=7)
 
 
+def test_table_errors_list_only_the_bots_a_table_takes() -> None:
+    table = bots.table_bots()
+    assert "clairvoyant" not in table and {"greedy", "greedy-br", "td"} <= set(table)
+    with pytest.raises(ValueError, match=r"unknown bot 'foo'; bots for a table: greedy, ") as err:
+        bots.check_table("foo", 2)
+    assert "clairvoyant" not in str(err.value)
+    with pytest.raises(ValueError, match=r"'clairvoyant' reads the dice ahead .*bots for a table: greedy,"):
+        bots.check_table("clairvoyant", 2)
+    with pytest.raises(ValueError, match=r"'greedy-br' plays 2-player games, not 3-player ones") as err:
+        bots.check_table("greedy-br", 3)
+    assert "clairvoyant" not in str(err.value)
+    bots.check_table("clairvoyant", 2, tape=True)  # the arena deals from a tape
+    with pytest.raises(ValueError, match=r"unknown bot 'foo'; available: clairvoyant, "):
+        bots.check_table("foo", 2, tape=True)
+
+
+@pytest.mark.parametrize("spec", ["foo", "clairvoyant"])
+def test_play_and_serve_refuse_a_bot_listing_only_the_bots_they_take(spec: str, capsys, tmp_path) -> None:
+    from shelfie_env.cli import main
+    from shelfie_env.play.web.cli import main as serve
+
+    assert main(["play", "--bot", spec]) == 2
+    err = capsys.readouterr().err
+    assert f"bot '{spec}' cannot play this table" in err and "clairvoyant," not in err
+    # a directory as --db fails after the bots are read (exit 1): a bot taken by mistake starts no server
+    argv = ["--no-browser", "--db", str(tmp_path)]
+    assert serve([*argv, "--bot", f"mine={spec}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--bot mine={spec}: " in err and "bots for a table: greedy, greedy-br, " in err
+    assert "clairvoyant," not in err and "Traceback" not in err
+    assert "mine" not in bots.available()
+
+
 def test_a_piped_four_seat_game_with_learned_bots_in_three_seats() -> None:
     text = _piped_game("--players", "4", "--seat", "3", "--seed", "8")  # the default bot: td for 4
     for seat in (1, 2, 4):
@@ -76,3 +109,14 @@ def test_a_four_seat_web_table_with_learned_bots_in_three_seats(tmp_path) -> Non
         assert r.status_code == 400 and "4-player" in r.json()["message"] and "/" not in r.json()["message"]
     finally:
         client.app.state.store.close()
+
+
+def test_the_web_guide_describes_every_bot_a_seat_offers() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "web.md").read_text(encoding="utf-8")
+    for name in bots.table_bots():
+        sizes = bots.table_sizes(name)
+        seats = f"{sizes[0]}-{sizes[-1]}" if len(sizes) == 4 else ", ".join(map(str, sizes))
+        assert f"| `{name}` | {seats} | " in text, name
+    assert "| `clairvoyant` |" not in text

@@ -282,7 +282,7 @@ def run_arena(
         if name not in available():
             raise ValueError(f"unknown bot {name!r} in {spec!r}; available: {', '.join(available())}")
         if "path" not in options:
-            check_table(name, players)
+            check_table(name, players, tape=True)
     if field is not None:
         mine = len(specs) - (players - 1)
         groups = [(i, *range(mine, len(specs))) for i in range(mine)]

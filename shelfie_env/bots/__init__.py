@@ -69,12 +69,38 @@ def needs_tape(name: str) -> bool:
     return bool(getattr(factory(name), "needs_tape", False))
 
 
-def check_table(name: str, num_players: int) -> None:
-    """``ValueError`` naming the bots that can, when bot ``name`` cannot play a ``num_players`` table."""
+def table_bots() -> list[str]:
+    """Names that can sit at a table people play at (``shelfie play``, the web table): every bot
+    but those that read the dice ahead."""
+    return [name for name in available() if not needs_tape(name)]
+
+
+def check_name(name: str, *, tape: bool = False) -> None:
+    """``ValueError`` listing the bots there are, when ``name`` is not one that may sit.
+
+    ``tape``: the game is dealt from a dice tape (the arena), so bots that read the dice ahead may
+    sit; otherwise they are refused and the list names only :func:`table_bots`.
+    """
+    names = available() if tape else table_bots()
+    if name not in available():
+        where = "available" if tape else "bots for a table"
+        raise ValueError(f"unknown bot {name!r}; {where}: {', '.join(names)}")
+    if not tape and needs_tape(name):
+        raise ValueError(
+            f"{name!r} reads the dice ahead and plays only arena games on common dice (shelfie arena); "
+            f"bots for a table: {', '.join(names)}"
+        )
+
+
+def check_table(name: str, num_players: int, *, tape: bool = False) -> None:
+    """``ValueError`` when bot ``name`` cannot play a ``num_players`` table, naming the bots that can
+    (``tape`` as in :func:`check_name`)."""
+    check_name(name, tape=tape)
+    names = available() if tape else table_bots()
     sizes = table_sizes(name)
     if num_players in sizes:
         return
-    fit = [b for b in available() if num_players in table_sizes(b)]
+    fit = [b for b in names if num_players in table_sizes(b)]
     plays = f"{sizes[-1]}-player" if sizes else "no"
     if len(sizes) > 1:
         plays = ", ".join(f"{n}-" for n in sizes[:-1]) + f" and {plays}"
@@ -101,10 +127,12 @@ __all__ = [
     "Bot",
     "act_on_game",
     "available",
+    "check_name",
     "check_table",
     "factory",
     "make",
     "needs_tape",
     "register",
+    "table_bots",
     "table_sizes",
 ]

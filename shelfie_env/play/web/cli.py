@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from shelfie_env.argtypes import number
-from shelfie_env.bots.spec import register_spec
+from shelfie_env.bots import check_name
+from shelfie_env.bots.spec import parse_spec, register_spec
 from shelfie_env.play.web.app import (
     EXPIRE_DAYS,
     GAMES_PER_MINUTE,
@@ -160,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"--bot expects NAME=SPEC, e.g. mine=ppo:path=model.npz; got {item!r}", file=sys.stderr)
             return 2
         try:
+            check_name(parse_spec(spec)[0])
             register_spec(name, spec)
         except (ValueError, OSError, KeyError) as exc:
             print(f"--bot {item}: {exc}", file=sys.stderr)

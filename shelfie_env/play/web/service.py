@@ -243,7 +243,7 @@ class GameService:
 
     @staticmethod
     def bot_names() -> list[str]:
-        return [name for name in bots_module.available() if not bots_module.needs_tape(name)]
+        return bots_module.table_bots()
 
     @staticmethod
     def hints_available() -> bool:
