@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -50,7 +54,12 @@ def test_hint_accepts_a_live_game_and_caps_k() -> None:
     game = Game.new(2, rng=4)
     all_hints = hint(game, k=200)
     assert len(all_hints) == len(game.legal_actions())
-    assert hint(game, k=1) == all_hints[:1]
+    (one,) = hint(game, k=1)
+    # the figure gets the decimals that tell the hints shown together apart; the rest is the same
+    assert {**one, "reason": one["reason"].rpartition("(")[0]} == {
+        **all_hints[0], "reason": all_hints[0]["reason"].rpartition("(")[0]
+    }
+    assert one["reason"].endswith("(win chance ~47.2%)") and all_hints[0]["reason"].endswith("~47.159%)")
 
 
 def test_hint_reasons_name_the_plan() -> None:
@@ -103,3 +112,25 @@ def test_reasons_state_the_value_in_the_units_of_the_game(players: int, words: s
     game = Game.new(players, rng=11)
     for h in hint(game, k=3):
         assert h["reason"].endswith(")") and words in h["reason"], h
+
+
+FIGURE = re.compile(r"\((?:EV|win chance ~|rank edge) ?([+-]?[\d.]+)%?\)$")
+
+
+@pytest.mark.parametrize(("players", "seed"), [(3, 1), (3, 3), (4, 3), (2, 0)])
+def test_hints_of_different_values_print_different_figures_and_no_negative_zero(players: int, seed: int) -> None:
+    hints = hint(Game.new(players, rng=seed), k=3)
+    figures = [FIGURE.search(h["reason"]).group(1) for h in hints]
+    for a, b in itertools.combinations(range(len(hints)), 2):
+        if hints[a]["value"] != hints[b]["value"]:
+            assert figures[a] != figures[b], [h["reason"] for h in hints]
+    assert not any(f.startswith("-0") and float(f) == 0 for f in figures)
+    assert all(h["value"] != 0 or math.copysign(1, h["value"]) > 0 for h in hints)
+
+
+def test_a_figure_that_rounds_to_zero_prints_unsigned() -> None:
+    from shelfie_env.bots.planner.hint import _fixed
+
+    assert _fixed(-0.001, 2, signed=True) == "0.00" and _fixed(0.001, 2, signed=True) == "0.00"
+    assert _fixed(-0.004, 3, signed=True) == "-0.004" and _fixed(0.25, 2, signed=True) == "+0.25"
+    assert _fixed(-0.04, 1) == "0.0"

@@ -41,7 +41,8 @@ def add_game(db: Path, seats: list[dict[str, Any]], seed: int) -> dict[str, Any]
 
 
 def signed(x: float) -> str:
-    return ("+" if x >= 0 else "−") + f"{abs(x):.2f}"
+    text = f"{abs(x):.2f}"
+    return text if float(text) == 0 else ("+" if x > 0 else "−") + text
 
 
 def test_the_review_panel_of_a_finished_game(browser: Any, server: Server, tmp_path: Path) -> None:

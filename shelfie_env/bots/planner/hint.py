@@ -12,7 +12,9 @@ highest planner value, best first::
 final score; with rivals, its win-chance scale (``10 * (P(win) - P(loss))``
 roughly, ``50 * (...)`` exactly in the game's last turn). The reasons end with it
 in words: ``EV 171.2`` solo, ``win chance ~63.4%`` (the planner's estimate) against one rival,
-``rank edge +0.21`` (expected rank reward) against several.
+``rank edge +0.21`` (expected rank reward) against several. The figure has up to two more
+decimals when its usual ones would print two different values of the hints returned together
+alike (``rank edge +0.0015`` and ``+0.0014``), and never reads ``-0.00``.
 
 A reroll that keeps dice toward a cell names it: ``target`` is that cell (``"book #3"``)
 and ``chance`` the exact probability, over the dice it rolls, that the dice after this
@@ -65,6 +67,7 @@ def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = 
     values = action_values(game, weights)
     ranked = ranked_actions(values)[:k]
     explain = _Explainer(game, weights)
+    explain.separate([float(values[a]) for a in ranked])
     out = []
     for a in ranked:
         reason, target, chance = explain(a, values[a])
@@ -72,7 +75,7 @@ def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = 
             {
                 "action": int(a),
                 "name": action_name(a),
-                "value": round(float(values[a]), 2),
+                "value": round(float(values[a]), 4) + 0.0,  # + 0.0: no -0.0
                 "reason": reason,
                 "target": target,
                 "chance": chance,
@@ -99,6 +102,18 @@ def _dice_words(counts: list[int] | tuple[int, ...]) -> str:
     return " + ".join(parts) if parts else "nothing"
 
 
+EXTRA_DECIMALS = 2
+"""A hint's figure gets up to this many more decimals when its usual ones would print two different
+values of the hints shown together alike."""
+
+
+def _fixed(x: float, decimals: int, signed: bool = False) -> str:
+    """``x`` with ``decimals`` decimals (a ``+`` before a positive one when ``signed``); a value that
+    rounds to zero prints as ``0.00``, never ``-0.00``."""
+    text = f"{x:+.{decimals}f}" if signed else f"{x:.{decimals}f}"
+    return f"{0:.{decimals}f}" if float(text) == 0 else text
+
+
 class _Explainer:
     """Builds the reason string of one action."""
 
@@ -106,16 +121,34 @@ class _Explainer:
         self.game = game
         self.ctx = Context(game, weights)
         self._choice: np.ndarray | None = None
+        self._extra = 0
 
-    def _ev(self, value: float) -> str:
-        """The value in words: expected points alone, else the win chance it stands for."""
+    def _measure(self, value: float) -> tuple[str, float, int]:
+        """The value as the figure a reason ends with: ``(label, figure, fewest decimals)``, the
+        expected points alone, else the win chance (in %) or the rank edge it stands for."""
         ctx, w = self.ctx, self.ctx.weights
         if not ctx.rivals or (w.sigma <= 0 and not ctx.final_turn):
-            return f"EV {value:.1f}"
+            return "EV", value, 1
         edge = min(1.0, max(-1.0, value / (FINAL_TURN_SCALE if ctx.final_turn else w.margin_scale)))
         if len(ctx.rivals) == 1:
-            return f"win chance ~{(1 + edge) / 2:.1%}"
-        return f"rank edge {edge:+.2f}"
+            return "win chance", 100 * (1 + edge) / 2, 1
+        return "rank edge", edge, 2
+
+    def separate(self, values: list[float]) -> None:
+        """Print the figures of ``values`` (the hints shown together) with up to
+        :data:`EXTRA_DECIMALS` more decimals, the fewest that tell the different ones apart."""
+        figures = sorted({self._measure(v)[1] for v in values})
+        base = self._measure(values[0])[2] if values else 0
+        for extra in range(EXTRA_DECIMALS + 1):
+            texts = {_fixed(x, base + extra) for x in figures}
+            if len(texts) == len({round(x, base + EXTRA_DECIMALS) for x in figures}):
+                break
+        self._extra = extra if values else 0
+
+    def _ev(self, value: float) -> str:
+        label, figure, decimals = self._measure(value)
+        text = _fixed(figure, decimals + self._extra, signed=label == "rank edge")
+        return f"win chance ~{text}%" if label == "win chance" else f"{label} {text}"
 
     def __call__(self, action: int, value: float) -> tuple[str, str | None, float | None]:
         """``(reason, target cell, chance)``; the last two only for a reroll that aims at a cell."""

@@ -84,6 +84,15 @@ const Shelfie = (() => {
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /** ``x`` with ``decimals`` decimals; with ``signed`` a "+" or "−" in front. A value that rounds
+      to zero prints without a sign ("0.00"), never as "-0.00". */
+  function fixed(x, decimals, signed) {
+    const text = Math.abs(x).toFixed(decimals);
+    if (Number(text) === 0) return text;
+    if (x < 0) return (signed ? "−" : "-") + text;
+    return (signed ? "+" : "") + text;
+  }
+
   /** Remembered games of this browser (links with tokens stay on this device). */
   const memory = {
     get(id) {
@@ -102,5 +111,5 @@ const Shelfie = (() => {
     },
   };
 
-  return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, rerollId, sleep, memory };
+  return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, rerollId, sleep, fixed, memory };
 })();

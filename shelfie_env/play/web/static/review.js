@@ -4,13 +4,13 @@
 "use strict";
 
 (() => {
-  const { el, api, icon, FACES } = Shelfie;
+  const { el, api, icon, fixed, FACES } = Shelfie;
   const $ = (id) => document.getElementById(id);
   const gameId = decodeURIComponent(window.location.pathname.split("/").pop());
   const MARKS = { "very lucky": "++", lucky: "+", unlucky: "−", "very unlucky": "−−" };
   let loading = false;
 
-  const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+  const signed = (x) => fixed(x, 2, true);
 
   /** The review section shows (with its button) once the game's result does. */
   function followResult() {
@@ -47,7 +47,7 @@
       const tr = el("tr");
       tr.dataset.seat = p.seat;
       tr.appendChild(el("th", null, p.name));
-      const cells = [String(p.score), signed(p.result), signed(p.luck), signed(p.adjusted), p.regret.toFixed(2),
+      const cells = [String(p.score), signed(p.result), signed(p.luck), signed(p.adjusted), fixed(p.regret, 2),
         String(p.mistakes), String(p.blunders)];
       cells.forEach((text, i) => tr.appendChild(el("td", i === 3 ? "adjusted" : "", text)));
       body.appendChild(tr);
@@ -131,7 +131,7 @@
       const better = el("div", "mistake-better");
       better.append(el("span", "label", "Better "), el("strong", "better", m.better));
       li.append(played, better, el("div", "mistake-cost",
-        "Cost " + m.regret.toFixed(3) + winPoints(m.regret, review.num_players)));
+        "Cost " + fixed(m.regret, 3) + winPoints(m.regret, review.num_players)));
       list.appendChild(li);
     }
     return list;

@@ -6,7 +6,7 @@
 "use strict";
 
 (() => {
-  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, memory } = Shelfie;
+  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, fixed, memory } = Shelfie;
   const STOP = 0, CIRCLE_BASE = 64, END_TURN = 114, CROSS_BASE = 115;
   /** A timing setting: localStorage "shelfie:<key>" (ms) when set, else the default. */
   function setting(key, fallback) {
@@ -636,30 +636,47 @@
     dialog.showModal();
   }
 
-  /** A planner hint in plain words: its estimate ("about 47% chance to win") apart from its reason.
+  /** A planner hint split into its reason and its estimate: ``kind`` "points" (the final score
+      expected), "win" (% chance to win) or "rank" (% of the other players finished ahead of).
       The planner ends each reason with its measure: "(EV 171.2)" alone, "(win chance ~47.3%)"
       against one rival, "(rank edge +0.21)" against several. */
   function plainHint(h) {
     let reason = h.reason || "";
-    let estimate = "";
     let kind = null;
+    let figure = null;
     const m = reason.match(/\s*\((?:EV (-?[\d.]+)|win chance ~([\d.]+)%|rank edge ([+-]?[\d.]+))\)\s*$/);
     if (m) {
       reason = reason.slice(0, m.index);
       if (m[1] !== undefined) {
         kind = "points";
-        estimate = "about " + Math.round(Number(m[1])) + " points expected at the end";
+        figure = Number(m[1]);
       } else if (m[2] !== undefined) {
         kind = "win";
-        estimate = "about " + Math.round(Number(m[2])) + "% chance to win";
+        figure = Number(m[2]);
       } else {
         kind = "rank";
-        const share = Math.round(((1 + Number(m[3])) / 2) * 100);
-        estimate = "expected to finish ahead of about " + share + "% of the other players";
+        figure = ((1 + Number(m[3])) / 2) * 100;
       }
     }
     reason = reason.replace(/\((\d+)% next roll\)/g, "($1% chance on the next roll)");
-    return { estimate, reason, kind };
+    return { kind, figure, reason };
+  }
+
+  /** The fewest decimals (0 to 2) that print the different ``figures`` differently, so hints
+      shown together can be told apart. */
+  function separatingDecimals(figures) {
+    const distinct = new Set(figures.map((x) => x.toFixed(2))).size;
+    for (let d = 0; d < 2; d++) {
+      if (new Set(figures.map((x) => fixed(x, d))).size === distinct) return d;
+    }
+    return 2;
+  }
+
+  function estimateText(kind, figure, decimals) {
+    const x = fixed(figure, decimals);
+    if (kind === "points") return "about " + x + " points expected at the end";
+    if (kind === "win") return "about " + x + "% chance to win";
+    return "expected to finish ahead of about " + x + "% of the other players";
   }
 
   const HINT_EXPLAIN = {
@@ -679,20 +696,24 @@
       const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/hint",
         { seat: mySeat, token, k: 3 });
       const kinds = new Set();
-      for (const h of answer.hints) {
-        const words = plainHint(h);
+      const plain = answer.hints.map(plainHint);
+      const decimals = separatingDecimals(plain.filter((w) => w.kind).map((w) => w.figure));
+      answer.hints.forEach((h, i) => {
+        const words = plain[i];
         if (words.kind) kinds.add(words.kind);
         const li = el("li");
         li.appendChild(el("strong", "hint-move", h.name));
-        if (words.estimate) li.appendChild(el("span", "hint-estimate", " — " + words.estimate));
+        if (words.kind) {
+          li.appendChild(el("span", "hint-estimate", " — " + estimateText(words.kind, words.figure, decimals)));
+        }
         if (words.reason) li.appendChild(el("span", "hint-reason", ". Why: " + words.reason + "."));
-        if (h.value !== null) li.title = "planner value " + h.value.toFixed(2);
+        if (h.value !== null) li.title = "planner value " + fixed(h.value, 4);
         const play = el("button", "play-hint", "Play this");
         play.type = "button";
         play.addEventListener("click", () => act(h.action));
         li.append(" ", play);
         list.appendChild(li);
-      }
+      });
       $("hint-explain").textContent = Array.from(kinds).map((k) => HINT_EXPLAIN[k]).join(" ");
       box.classList.remove("hidden");
     } catch (err) {
