@@ -23,6 +23,7 @@ from shelfie_env.envs.common import (
     is_action_id,
     observation_box,
     observation_dict,
+    option_state,
     score_bound,
     state_dice,
 )
@@ -30,9 +31,7 @@ from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
-from shelfie_env.observation.vector import ObservationEncoder
-
-_OPTION_KEYS = frozenset({"state"})
+from shelfie_env.observation.features import check_obs_mode, make_encoder
 
 
 def env(
@@ -41,6 +40,7 @@ def env(
     reward_mode: str = "rank",
     points: Sequence[Sequence[int]] | None = None,
     dice: str = "stream",
+    obs: str = "default",
 ) -> AECEnv:
     """The AEC env wrapped in PettingZoo's ``AssertOutOfBounds`` and ``OrderEnforcing`` wrappers.
 
@@ -48,7 +48,12 @@ def env(
     there is deliberately no ``TerminateIllegalWrapper``.
     """
     aec = raw_env(
-        num_players=num_players, render_mode=render_mode, reward_mode=reward_mode, points=points, dice=dice
+        num_players=num_players,
+        render_mode=render_mode,
+        reward_mode=reward_mode,
+        points=points,
+        dice=dice,
+        obs=obs,
     )
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(aec))
 
@@ -134,10 +139,12 @@ class raw_env(AECEnv, EzPickle):
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
         dice: str = "stream",
+        obs: str = "default",
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice)
+        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice, obs)
         super().__init__()
         self.dice = check_dice_mode(dice)
+        self.obs = check_obs_mode(obs)
         n = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
@@ -151,14 +158,14 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": observation_box(n, self._score_bound),
+                    "observation": observation_box(n, self._score_bound, obs, self.table),
                     "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
                 }
             )
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._encoder = ObservationEncoder(n)
+        self._encoder = make_encoder(n, obs)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._rng = np.random.default_rng()
         self.game: Game | None = None
@@ -175,15 +182,7 @@ class raw_env(AECEnv, EzPickle):
         """Start a new game (or the position ``options["state"]``); ``seed`` seeds the dice."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        state = None
-        if options:
-            unknown = set(options) - _OPTION_KEYS
-            if unknown:
-                warnings.warn(
-                    f"shelfie_v0.reset ignores unknown option(s) {sorted(unknown)}; known: ['state']",
-                    stacklevel=2,
-                )
-            state = options.get("state")
+        state = option_state(options, "shelfie_v0.reset")
         dice = game_dice(self.dice, seed, self._rng)
         if state is not None:
             game = game_from_state(

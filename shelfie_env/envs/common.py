@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ from shelfie_env.game.dice import DiceTape, check_dice_mode
 from shelfie_env.game.engine import MAX_PLAYERS, OVER, DiceSource, Game
 from shelfie_env.game.errors import IllegalActionError, InvalidStateError
 from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
+from shelfie_env.observation.features import check_obs_mode, features_high
 from shelfie_env.observation.vector import SCORE_SCALE, ObservationEncoder, legal_mask, observation_size
 
 DEFAULT_TABLE = ScoreTable(DEFAULT_POINTS)
@@ -33,13 +35,32 @@ def score_bound(table: ScoreTable | None) -> float:
     return max(1.0, best / SCORE_SCALE)
 
 
-def observation_box(num_players: int, bound: float = 1.0) -> spaces.Box:
-    """The observation vector's ``Box``: [0, 1], score features up to ``bound``."""
+def observation_box(
+    num_players: int, bound: float = 1.0, obs: str = "default", table: ScoreTable | None = None
+) -> spaces.Box:
+    """The observation vector's ``Box`` in mode ``obs``: [0, 1], score features up to ``bound``,
+    and with ``obs="features"`` the circle gains up to their bound for ``table``."""
     n = num_players
     high = np.ones(observation_size(n), dtype=np.float32)
     start = 51 * n + 60  # the scores block, see observation.layout
     high[start : start + n] = bound
+    if check_obs_mode(obs) == "features":
+        high = np.concatenate((high, features_high(n, table or DEFAULT_TABLE)))
     return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+
+
+OPTION_KEYS = frozenset({"state"})
+"""The keys ``reset(options=...)`` of the scalar envs reads."""
+
+
+def option_state(options: Mapping[str, Any] | None, where: str) -> Any:
+    """``options["state"]`` (or ``None``), warning once per call about keys no env reads."""
+    if not options:
+        return None
+    unknown = set(options) - OPTION_KEYS
+    if unknown:
+        warnings.warn(f"{where} ignores unknown option(s) {sorted(unknown)}; known: ['state']", stacklevel=3)
+    return options.get("state")
 
 
 def game_dice(mode: str, seed: int | None, stream: np.random.Generator) -> DiceSource:

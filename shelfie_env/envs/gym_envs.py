@@ -47,6 +47,7 @@ from shelfie_env.envs.common import (
     game_dice,
     game_from_state,
     observation_box,
+    option_state,
     score_bound,
     state_dice,
 )
@@ -54,7 +55,8 @@ from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
-from shelfie_env.observation.vector import ObservationEncoder, legal_mask
+from shelfie_env.observation.features import check_obs_mode, make_encoder
+from shelfie_env.observation.vector import legal_mask
 
 _NO_LEGAL: tuple[int, ...] = ()
 
@@ -111,17 +113,19 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None,
         points: Sequence[Sequence[int]] | None,
         dice: str = "stream",
+        obs: str = "default",
     ) -> None:
         self.dice = check_dice_mode(dice)
+        self.obs = check_obs_mode(obs)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.render_mode = render_mode
         self.num_players = num_players
         self.table = ScoreTable(validate_points(points)) if points is not None else None
         self._score_bound = score_bound(self.table)
-        self.observation_space = observation_box(num_players, self._score_bound)
+        self.observation_space = observation_box(num_players, self._score_bound, obs, self.table)
         self.action_space = LegalDiscrete(NUM_ACTIONS, env=self)
-        self._encoder = ObservationEncoder(num_players)
+        self._encoder = make_encoder(num_players, obs)
         self.game: Game | None = None
         self.seat = 0
 
@@ -145,7 +149,7 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
             self.action_space.seed(int(self.np_random.integers(2**31)))
 
     def _new_game(self, options: dict[str, Any] | None, seed: int | None = None) -> Game:
-        state = (options or {}).get("state")
+        state = option_state(options, f"{type(self).__name__}.reset")
         dice = game_dice(self.dice, seed, self.np_random)
         if state is None:
             return Game.new(self.num_players, points=self.table, rng=dice)
@@ -201,8 +205,9 @@ class SoloEnv(_ShelfieEnv):
         render_mode: str | None = None,
         points: Sequence[Sequence[int]] | None = None,
         dice: str = "stream",
+        obs: str = "default",
     ) -> None:
-        super().__init__(1, render_mode, points, dice)
+        super().__init__(1, render_mode, points, dice, obs)
         self._score = 0
 
     def reset(
@@ -238,9 +243,10 @@ class VersusEnv(_ShelfieEnv):
         render_mode: str | None = None,
         points: Sequence[Sequence[int]] | None = None,
         dice: str = "stream",
+        obs: str = "default",
     ) -> None:
         n = check_num_players(num_players, low=2)
-        super().__init__(n, render_mode, points, dice)
+        super().__init__(n, render_mode, points, dice, obs)
         is_int = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
         seat_ok = seat is None or (is_int and 0 <= seat < n)
         if not seat_ok:

@@ -49,6 +49,7 @@ class ShelfieVecEnv(VecEnv):
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
+        obs: str = "default",
     ) -> None:
         self.core = BatchedSeats(
             num_envs,
@@ -58,8 +59,10 @@ class ShelfieVecEnv(VecEnv):
             reward_mode=reward_mode,
             points=points,
             seed=seed,
+            obs=obs,
         )
-        obs_space = observation_box(num_players, score_bound(self.core.batch.table))
+        table = self.core.batch.table
+        obs_space = observation_box(num_players, score_bound(table), obs, table)
         self.render_mode = None
         super().__init__(self.core.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None

@@ -32,7 +32,9 @@ episode ``infos["score"]`` (masked by ``infos["_score"]``) holds the learner's
 final score, ``infos["scores"]`` every seat's and ``infos["seat"]`` the learner's
 seat. ``action_masks()`` returns the
 ``(N, 120)`` bool legal mask; a game waiting for its NEXT_STEP reset shows only
-action 0 as legal (its action is ignored).
+action 0 as legal (its action is ignored). ``obs="features"`` returns the
+:mod:`~shelfie_env.observation.features` observation (written by the compiled twin,
+equal to the scalar encoder's values).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from shelfie_env.envs.common import (
     score_bound,
 )
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.observation.features import check_obs_mode
 
 
 class BatchedSeats:
@@ -78,7 +81,9 @@ class BatchedSeats:
         reward_mode: str = "rank",
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
+        obs: str = "default",
     ) -> None:
+        self.obs = check_obs_mode(obs)
         self.batch = BatchedGame(num_envs, num_players, points, seed)
         self.num_envs = self.batch.num_envs
         self.num_players = n = self.batch.num_players
@@ -210,8 +215,8 @@ class BatchedSeats:
         return (lower - higher) / (self.num_players - 1)
 
     def observe(self) -> np.ndarray:
-        """``(N, obs_size)`` observations from each game's learner seat."""
-        return self.batch.observe(self.learner)
+        """``(N, obs_size)`` observations (mode ``obs``) from each game's learner seat."""
+        return self.batch.observe(self.learner, obs=self.obs)
 
     def learner_scores(self) -> np.ndarray:
         return self.batch.scores[np.arange(self.num_envs), self.learner].copy()
@@ -250,8 +255,9 @@ class _ShelfieVectorEnv(VectorEnv):
         self.num_envs = self.core.num_envs
         self.autoreset_mode = mode
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        table = self.core.batch.table
         self.single_observation_space = observation_box(
-            self.core.num_players, score_bound(self.core.batch.table)
+            self.core.num_players, score_bound(table), self.core.obs, table
         )
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -360,9 +366,12 @@ class SoloVectorEnv(_ShelfieVectorEnv):
         seed: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
+        obs: str = "default",
     ) -> None:
         _no_render(render_mode)
-        super().__init__(num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed)
+        super().__init__(
+            num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed, obs=obs
+        )
 
 
 class VersusVectorEnv(_ShelfieVectorEnv):
@@ -379,6 +388,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         seed: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
+        obs: str = "default",
     ) -> None:
         _no_render(render_mode)
         super().__init__(
@@ -390,6 +400,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
             reward_mode=reward_mode,
             points=points,
             seed=seed,
+            obs=obs,
         )
 
 

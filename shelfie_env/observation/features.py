@@ -32,7 +32,7 @@ import numpy as np
 
 from shelfie_env.game.engine import Game
 from shelfie_env.game.scoring import COL_MASKS, FULL, ROW_MASKS, ScoreTable
-from shelfie_env.observation.vector import encode, observation_size
+from shelfie_env.observation.vector import ObservationEncoder, encode, observation_size
 
 OBS_MODES = ("default", "features")
 """``default``: the SPEC observation vector; ``features``: that vector and this module's block."""
@@ -111,3 +111,25 @@ def features(game: Game, observer: int) -> np.ndarray:
 def encode_features(game: Game, observer: int) -> np.ndarray:
     """The ``features`` observation: :func:`~.vector.encode` followed by :func:`features`."""
     return np.concatenate((encode(game, observer), features(game, observer)))
+
+
+class FeaturesEncoder(ObservationEncoder):
+    """:class:`~.vector.ObservationEncoder` whose ``encode`` returns the ``features`` observation."""
+
+    def encode(self, game: Game, observer: int) -> np.ndarray:
+        return np.concatenate((super().encode(game, observer), features(game, observer)))
+
+
+def make_encoder(num_players: int, obs: str = "default") -> ObservationEncoder:
+    """The encoder an env uses in observation mode ``obs`` (``ValueError`` for an unknown mode)."""
+    if check_obs_mode(obs) == "features":
+        return FeaturesEncoder(num_players)
+    return ObservationEncoder(num_players)
+
+
+def features_high(num_players: int, table: ScoreTable | None = None) -> np.ndarray:
+    """Upper bounds of the features block (1 everywhere but ``circle_gain``, up to :func:`gain_bound`)."""
+    high = np.ones(feature_size(num_players), dtype=np.float32)
+    if table is not None:
+        high[50:100] = gain_bound(table)
+    return high

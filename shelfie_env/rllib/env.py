@@ -32,7 +32,7 @@ from shelfie_env.envs.common import (
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
-from shelfie_env.observation.vector import ObservationEncoder
+from shelfie_env.observation.features import check_obs_mode, make_encoder
 
 _OPTION_KEYS = {"state"}
 
@@ -66,16 +66,19 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
     """My Shelfie: The Dice Game for RLlib (see the module docstring).
 
     ``config`` (RLlib's ``env_config``) takes ``num_players`` (1-4, default 2),
-    ``reward_mode`` (``rank``, ``score`` or ``margin``) and ``points`` (a 5x5
-    points table).
+    ``reward_mode`` (``rank``, ``score`` or ``margin``), ``points`` (a 5x5
+    points table) and ``obs`` (``default`` or ``features``, docs/environment.md).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        unknown = sorted(set(config) - {"num_players", "reward_mode", "points"})
+        unknown = sorted(set(config) - {"num_players", "reward_mode", "points", "obs"})
         if unknown:
-            raise ValueError(f"unknown env_config key(s) {unknown}; known: num_players, reward_mode, points")
+            raise ValueError(
+                f"unknown env_config key(s) {unknown}; known: num_players, reward_mode, points, obs"
+            )
+        self.obs = check_obs_mode(config.get("obs", "default"))
         n = self.num_players = check_num_players(config.get("num_players", 2))
         self.reward_mode = check_reward_mode(config.get("reward_mode", "rank"))
         points: Sequence[Sequence[int]] | None = config.get("points")
@@ -86,13 +89,13 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": observation_box(n, self._bound),
+                "observation": observation_box(n, self._bound, self.obs, self.table),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: LegalActions(NUM_ACTIONS, self) for a in self.possible_agents}
-        self._encoder = ObservationEncoder(n)
+        self._encoder = make_encoder(n, self.obs)
         self._rng = np.random.default_rng()
         self.game: Game | None = None
 

@@ -1,0 +1,135 @@
+"""``obs="features"`` on every env: the space, the values (scalar encoders and batched twins equal), errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import shelfie_env  # noqa: F401  (registers the envs)
+from shelfie_env import shelfie_v0
+from shelfie_env.envs.sb3_vec import ShelfieVecEnv
+from shelfie_env.envs.vector import SoloVectorEnv, VersusVectorEnv
+from shelfie_env.observation.features import encode_features, obs_size
+
+POINTS = [[1, 2, 4, 7, 12]] * 5  # a custom table: circle gains above the default bound
+
+
+def _check_in_space(space: gym.spaces.Box, obs: np.ndarray) -> None:
+    assert obs.shape == space.shape and obs.dtype == np.float32
+    assert space.contains(obs), np.flatnonzero((obs < space.low) | (obs > space.high))
+
+
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_aec_env_observes_features(players: int) -> None:
+    env = shelfie_v0.env(num_players=players, obs="features")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    space = env.observation_space("player_0")["observation"]
+    assert space.shape == (obs_size(players, "features"),)
+    for _ in range(120):
+        agent = env.agent_selection
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        seat = int(agent.split("_")[1])
+        np.testing.assert_array_equal(obs["observation"], encode_features(env.unwrapped.game, seat))
+        _check_in_space(space, obs["observation"])
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), [("shelfie/Solo-v0", {}), ("shelfie/Versus-v0", {"num_players": 3})])
+def test_gym_envs_observe_features(env_id: str, kwargs: dict) -> None:
+    env = gym.make(env_id, obs="features", points=POINTS, **kwargs)
+    obs, info = env.reset(seed=1)
+    raw = env.unwrapped
+    assert env.observation_space.shape == (obs_size(raw.num_players, "features"),)
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        np.testing.assert_array_equal(obs, encode_features(raw.game, raw.seat))
+        _check_in_space(env.observation_space, obs)
+        obs, _, term, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term:
+            obs, info = env.reset()
+
+
+@pytest.mark.parametrize("vec", ["gym", "sb3"])
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_vector_envs_match_the_scalar_encoder(vec: str, players: int) -> None:
+    if vec == "gym":
+        env = (
+            SoloVectorEnv(16, seed=5, obs="features")
+            if players == 1
+            else VersusVectorEnv(16, players, opponents="greedy", seed=5, obs="features")
+        )
+        obs, _ = env.reset(seed=5)
+        space = env.single_observation_space
+    else:
+        env = ShelfieVecEnv(16, players, opponents="greedy", seed=5, obs="features")
+        obs = env.reset()
+        space = env.observation_space
+    core = env.core
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        assert obs.shape == (16, obs_size(players, "features"))
+        for i in range(16):
+            if core.batch.done[i]:
+                continue
+            want = encode_features(core.batch.to_game(i), int(core.learner[i]))
+            np.testing.assert_allclose(obs[i], want, rtol=0, atol=1e-6)
+            _check_in_space(space, obs[i])
+        masks = env.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+        if vec == "gym":
+            obs = env.step(acts)[0]
+        else:
+            env.step_async(acts)
+            obs = env.step_wait()[0]
+
+
+def test_rllib_env_config_obs() -> None:
+    pytest.importorskip("ray")
+    from shelfie_env.rllib.env import ShelfieMultiAgentEnv
+
+    env = ShelfieMultiAgentEnv({"num_players": 2, "obs": "features"})
+    obs, _ = env.reset(seed=0)
+    (agent, o), = obs.items()
+    assert o["observation"].shape == (obs_size(2, "features"),)
+    np.testing.assert_array_equal(o["observation"], encode_features(env.game, int(agent.split("_")[1])))
+    with pytest.raises(ValueError, match="obs must be one of"):
+        ShelfieMultiAgentEnv({"obs": "pixels"})
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: shelfie_v0.env(obs="pixels"),
+        lambda: gym.make("shelfie/Solo-v0", obs="pixels"),
+        lambda: gym.make("shelfie/Versus-v0", obs="Features"),
+        lambda: VersusVectorEnv(4, obs="pixels"),
+        lambda: ShelfieVecEnv(4, 2, obs=1),
+    ],
+)
+def test_an_unknown_obs_mode_is_refused_by_name(make) -> None:
+    with pytest.raises(ValueError, match="obs must be one of 'default', 'features'"):
+        make()
+
+
+def test_default_observation_unchanged() -> None:
+    env = gym.make("shelfie/Versus-v0")
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (obs_size(2),) == (186,)
+
+
+@pytest.mark.parametrize("env_id", ["shelfie/Solo-v0", "shelfie/Versus-v0"])
+def test_gym_reset_warns_about_unknown_option_keys(env_id: str) -> None:
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    state = env.unwrapped.game.to_dict()
+    with pytest.warns(UserWarning, match=r"ignores unknown option\(s\) \['stat'\]"):
+        env.reset(options={"stat": state})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(options={"state": state})
