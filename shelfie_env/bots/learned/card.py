@@ -20,6 +20,7 @@ from typing import Any
 
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.observation.features import OBS_MODES, obs_size
+from shelfie_env.observation.reroll import REROLL_MODES
 from shelfie_env.observation.vector import OBS_VERSION
 
 CARD_FORMAT = 1
@@ -100,6 +101,11 @@ def check_card(card: Mapping[str, Any], num_players: int | None = None, source: 
     if obs not in OBS_MODES:
         raise CheckpointMismatchError(
             f"{source}: obs is {obs!r}, but this version of shelfie-env has {', '.join(OBS_MODES)}"
+        )
+    reroll = card.get("reroll", "ids")
+    if reroll not in REROLL_MODES:
+        raise CheckpointMismatchError(
+            f"{source}: reroll is {reroll!r}, but this version of shelfie-env has {', '.join(REROLL_MODES)}"
         )
     expected = {
         "env_id": env_id(players),

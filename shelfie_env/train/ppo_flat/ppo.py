@@ -44,6 +44,7 @@ from torch.distributions import Categorical
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.observation.features import check_obs_mode, obs_size
+from shelfie_env.observation.reroll import check_reroll_mode, faces_mask, to_spec
 
 REROLL_IDS = slice(0, 64)
 ALGO = "ppo_flat"
@@ -60,6 +61,8 @@ class PPOFlatConfig:
     """Learner decisions to train for."""
     obs: str = "features"
     """Observation: ``default`` (the SPEC vector) or ``features`` (plus the features block)."""
+    reroll: str = "ids"
+    """Reroll choices: ``ids`` (the SPEC's, by dice position) or ``faces`` (by the faces rerolled)."""
     num_envs: int = 256
     """Games played in lockstep."""
     num_steps: int = 32
@@ -114,6 +117,7 @@ class PPOFlatConfig:
     def check(self) -> None:
         """``ValueError`` naming the first field out of range."""
         check_obs_mode(self.obs)
+        check_reroll_mode(self.reroll)
         if not 2 <= self.players <= 4:
             raise ValueError(f"players must be 2..4, got {self.players}")
         for name in ("total_steps", "num_envs", "num_steps", "epochs", "minibatch_size", "learning_rate"):
@@ -274,13 +278,18 @@ class Trainer:
     def _observe(self) -> tuple[torch.Tensor, torch.Tensor]:
         s = self.seats
         s.batch.observe(s.learner, out=self._obs, obs=self.config.obs)
-        return torch.from_numpy(self._obs.copy()), torch.from_numpy(s.batch.legal_mask().copy())
+        mask = s.batch.legal_mask()
+        if self.config.reroll == "faces":
+            mask = faces_mask(mask, s.batch.dice)
+        return torch.from_numpy(self._obs.copy()), torch.from_numpy(mask.copy())
 
     def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The learner's actions in every game; returns (rewards, done) and starts new games where done."""
         c, s = self.config, self.seats
         rows = np.arange(c.num_envs)
         before = s.batch.scores[rows, s.learner].astype(np.float64)
+        if c.reroll == "faces":
+            actions = to_spec(actions, s.batch.dice)
         rank, ended = s.step(actions)
         scores = s.batch.scores.astype(np.float64)
         own = scores[rows, s.learner]
@@ -511,8 +520,13 @@ def play_greedy(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int =
             while not done.all():
                 x = torch.from_numpy(seats.observe() if config.obs == "default" else
                                      seats.batch.observe(seats.learner, obs=config.obs))
-                mask = torch.from_numpy(seats.batch.legal_mask().copy())
+                legal = seats.batch.legal_mask()
+                if config.reroll == "faces":
+                    legal = faces_mask(legal, seats.batch.dice)
+                mask = torch.from_numpy(legal.copy())
                 a = actor(x).masked_fill(~mask, -1e9).argmax(dim=-1).numpy()
+                if config.reroll == "faces":
+                    a = to_spec(a, seats.batch.dice)
                 seats.step(np.where(done, 0, a), active=~done)
                 done |= seats.batch.done
             points += float(((seats.final_rewards() + 1.0) / 2.0).sum())
@@ -548,7 +562,7 @@ def export_agent(
         steps=steps,
         wall_time_s=train_s,
         obs=config.obs,
-        extra={"policy_head": "flat", "teacher": "none", "curve": curve},
+        extra={"policy_head": "flat", "teacher": "none", "reroll": config.reroll, "curve": curve},
     )
     write_card(path, card)
     return path
