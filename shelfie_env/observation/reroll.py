@@ -1,13 +1,15 @@
-"""The ``reroll="faces"`` action option: reroll choices named by the faces they reroll.
+"""The ``reroll="keep"`` action option: reroll choices named by the faces kept.
 
 The SPEC's reroll ids 1..63 name dice by their *positions* among the sorted dice, so the
-same id rerolls a cat on one roll and a joker on the next. With ``reroll="faces"`` an
-env reads ids 1..63 of the reroll phase as a set of faces instead: bit ``f`` of the id
-set = reroll every die showing face ``f`` (0–4 the symbols, 5 the joker). An id is
-legal when every face it names is on the table; id 0 (stop) and ids 64..119 keep their
-SPEC meaning. The option gives up partial rerolls of a face (two of three cats) for ids
-whose meaning does not move with the dice; each is translated to the SPEC id that
-rerolls the same dice (:func:`to_spec`), so the game itself is unchanged.
+same id rerolls a cat on one roll and a joker on the next. With ``reroll="keep"`` an env
+reads ids 1..63 of the reroll phase as a set of faces to keep instead: id ``k`` (``1..62``)
+keeps every die whose face ``f`` has bit ``f`` set in ``k`` (0–4 the symbols, 5 the
+joker) and rerolls all the others; id 63 rerolls all six. "Keep the cats and the jokers"
+is then one id on every roll. An id is legal when it rerolls at least one die (faces
+that are not showing may be named: they keep nothing). Id 0 (stop) and ids 64..119 keep
+their SPEC meaning. The option gives up partial rerolls of a face (two of three cats);
+each id is translated to the SPEC id that rerolls the same dice (:func:`to_spec`), so
+the game itself is unchanged.
 
 numpy only; every function takes one decision (``dice`` of shape ``(6,)``) or a batch
 (``(N, 6)``, masks ``(N, 120)``).
@@ -17,10 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-REROLL_MODES = ("ids", "faces")
-"""``ids``: the SPEC's reroll ids (default); ``faces``: reroll ids as sets of faces (module doc)."""
+REROLL_MODES = ("ids", "keep")
+"""``ids``: the SPEC's reroll ids (default); ``keep``: reroll ids as sets of faces kept (module doc)."""
 
-_SETS = np.arange(64, dtype=np.int64)
+ALL = 63
+_KEEP = np.arange(64, dtype=np.int64)
+_KEEP[ALL] = 0  # id 63 keeps nothing
 _BITS = np.arange(6, dtype=np.int64)
 
 
@@ -36,32 +40,34 @@ def _present(dice: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(np.left_shift(1, np.asarray(dice, dtype=np.int64)), axis=-1)
 
 
-def faces_mask(mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    """The legal mask under ``reroll="faces"`` from the SPEC ``mask`` and the sorted ``dice`` (a new array)."""
+def keep_mask(mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """The legal mask under ``reroll="keep"`` from the SPEC ``mask`` and the sorted ``dice`` (a new array)."""
     out = np.array(mask, copy=True)
     rerolling = np.asarray(mask)[..., 1:64].any(axis=-1)
-    allowed = (_SETS[1:] & ~_present(dice)[..., None]) == 0
-    out[..., 1:64] = (allowed & rerolling[..., None]).astype(out.dtype)
+    rerolls_some = (_present(dice)[..., None] & ~_KEEP[1:]) != 0
+    out[..., 1:64] = (rerolls_some & rerolling[..., None]).astype(out.dtype)
     return out
 
 
 def to_spec(actions: np.ndarray | int, dice: np.ndarray) -> np.ndarray:
-    """SPEC ids of ``actions`` chosen under ``reroll="faces"`` (ids 1..63 of a reroll decision translated).
+    """SPEC ids of ``actions`` chosen under ``reroll="keep"`` (ids 1..63 of a reroll decision translated).
 
-    ``actions`` must be legal under :func:`faces_mask`; ids 0 and 64..119 pass unchanged.
+    ``actions`` must be legal under :func:`keep_mask`; ids 0 and 64..119 pass unchanged.
     """
     a = np.asarray(actions, dtype=np.int64)
     d = np.asarray(dice, dtype=np.int64)
-    positions = (a[..., None] >> d) & 1  # die i rerolled when its face is in the set
-    spec = (positions << _BITS).sum(axis=-1)
+    kept = (_KEEP[np.clip(a, 0, 63)][..., None] >> d) & 1
+    spec = ((1 - kept) << _BITS).sum(axis=-1)
     return np.where((a >= 1) & (a < 64), spec, a)
 
 
 def from_spec(action: int, dice: np.ndarray) -> int | None:
-    """The ``faces`` id that rerolls the same dice as SPEC ``action``, or ``None`` if it rerolls part of a face."""
+    """The ``keep`` id (the faces showing that are kept) rerolling the same dice as SPEC ``action``,
+    or ``None`` when it rerolls part of a face."""
     if not 1 <= action < 64:
         return int(action)
     d = np.asarray(dice, dtype=np.int64)
-    rerolled = (action >> _BITS) & 1
-    faces = int(np.bitwise_or.reduce(np.where(rerolled == 1, 1 << d, 0)))
-    return faces if int(to_spec(faces, d)) == action else None
+    kept = 1 - ((action >> _BITS) & 1)
+    faces = int(np.bitwise_or.reduce(np.where(kept == 1, 1 << d, 0)))
+    keep = faces if faces else ALL
+    return keep if int(to_spec(keep, d)) == action else None

@@ -44,7 +44,7 @@ from torch.distributions import Categorical
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.observation.features import check_obs_mode, obs_size
-from shelfie_env.observation.reroll import check_reroll_mode, faces_mask, to_spec
+from shelfie_env.observation.reroll import check_reroll_mode, keep_mask, to_spec
 
 REROLL_IDS = slice(0, 64)
 ALGO = "ppo_flat"
@@ -62,7 +62,7 @@ class PPOFlatConfig:
     obs: str = "features"
     """Observation: ``default`` (the SPEC vector) or ``features`` (plus the features block)."""
     reroll: str = "ids"
-    """Reroll choices: ``ids`` (the SPEC's, by dice position) or ``faces`` (by the faces rerolled)."""
+    """Reroll choices: ``ids`` (the SPEC's, by dice position) or ``keep`` (by the faces kept)."""
     num_envs: int = 256
     """Games played in lockstep."""
     num_steps: int = 32
@@ -279,8 +279,8 @@ class Trainer:
         s = self.seats
         s.batch.observe(s.learner, out=self._obs, obs=self.config.obs)
         mask = s.batch.legal_mask()
-        if self.config.reroll == "faces":
-            mask = faces_mask(mask, s.batch.dice)
+        if self.config.reroll == "keep":
+            mask = keep_mask(mask, s.batch.dice)
         return torch.from_numpy(self._obs.copy()), torch.from_numpy(mask.copy())
 
     def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -288,7 +288,7 @@ class Trainer:
         c, s = self.config, self.seats
         rows = np.arange(c.num_envs)
         before = s.batch.scores[rows, s.learner].astype(np.float64)
-        if c.reroll == "faces":
+        if c.reroll == "keep":
             actions = to_spec(actions, s.batch.dice)
         rank, ended = s.step(actions)
         scores = s.batch.scores.astype(np.float64)
@@ -521,11 +521,11 @@ def play_greedy(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int =
                 x = torch.from_numpy(seats.observe() if config.obs == "default" else
                                      seats.batch.observe(seats.learner, obs=config.obs))
                 legal = seats.batch.legal_mask()
-                if config.reroll == "faces":
-                    legal = faces_mask(legal, seats.batch.dice)
+                if config.reroll == "keep":
+                    legal = keep_mask(legal, seats.batch.dice)
                 mask = torch.from_numpy(legal.copy())
                 a = actor(x).masked_fill(~mask, -1e9).argmax(dim=-1).numpy()
-                if config.reroll == "faces":
+                if config.reroll == "keep":
                     a = to_spec(a, seats.batch.dice)
                 seats.step(np.where(done, 0, a), active=~done)
                 done |= seats.batch.done
