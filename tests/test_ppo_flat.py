@@ -69,7 +69,7 @@ def test_stop_bias_makes_stopping_likely_at_the_start() -> None:
     x = torch.from_numpy(encode_features(game, game.current)[None])
     mask = torch.from_numpy(game.legal_mask().astype(bool)[None])
     with torch.no_grad():
-        p_stop = float(agent.dist(x, mask).probs[0, 0])
+        p_stop = float(agent.log_probs(x, mask).exp()[0, 0])
     assert 0.35 < p_stop < 0.65
 
 

@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn as nn
-from torch.distributions import Categorical
 
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
@@ -169,26 +168,43 @@ class Agent(nn.Module):
     def value(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic(x).squeeze(-1)
 
-    def dist(self, x: torch.Tensor, mask: torch.Tensor) -> Categorical:
-        logits = self.actor(x).masked_fill(~mask, -1e9)
-        return Categorical(logits=logits)
+    def log_probs(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities of the 120 ids, illegal ones at about -1e9."""
+        return torch.log_softmax(self.actor(x).masked_fill(~mask, -1e9), dim=-1)
+
+    @torch.inference_mode()
+    def act(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(sampled actions, their log-probabilities, values) of a batch of decisions."""
+        logp = self.log_probs(x, mask)
+        a = sample(logp)
+        return a, logp.gather(1, a[:, None]).squeeze(1), self.value(x)
+
+
+def sample(logp: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """One draw per row of the categorical distributions ``logp`` (Gumbel-max, one uniform per id)."""
+    u = torch.rand(logp.shape, generator=generator).clamp_(min=1e-20)
+    return (logp - torch.log(-torch.log(u))).argmax(dim=-1)
 
 
 # ------------------------------------------------------------------------------------ opponents
 class Snapshot:
     """A frozen copy of the actor; plays every game where it is on turn in one forward."""
 
-    def __init__(self, actor: nn.Module, obs: str, generator: torch.Generator) -> None:
+    def __init__(self, actor: nn.Module, obs: str, generator: torch.Generator, reroll: str = "ids") -> None:
         self.actor = actor
         self.obs = obs
         self.generator = generator
+        self.reroll = reroll
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act_batch(self, batch: Any, rows: np.ndarray) -> np.ndarray:
         x = torch.from_numpy(batch.observe(None, obs=self.obs)[rows])
-        mask = torch.from_numpy(batch.legal_mask()[rows])
-        probs = torch.softmax(self.actor(x).masked_fill(~mask, -1e9), dim=-1)
-        return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy()
+        legal = batch.legal_mask()[rows]
+        if self.reroll == "keep":
+            legal = keep_mask(legal, batch.dice[rows])
+        logp = torch.log_softmax(self.actor(x).masked_fill(~torch.from_numpy(legal), -1e9), dim=-1)
+        a = sample(logp, self.generator).numpy()
+        return to_spec(a, batch.dice[rows]) if self.reroll == "keep" else a
 
 
 class Opponents:
@@ -207,7 +223,7 @@ class Opponents:
 
     def add(self, actor: nn.Module) -> None:
         frozen = copy.deepcopy(actor).requires_grad_(False)
-        self.snapshots.append(Snapshot(frozen, self.config.obs, self.generator))
+        self.snapshots.append(Snapshot(frozen, self.config.obs, self.generator, self.config.reroll))
         del self.snapshots[: -max(self.config.pool_size, 1)]
 
     def draw(self) -> Any:
@@ -258,7 +274,7 @@ class Trainer:
         torch.manual_seed(c.seed)
         self.obs_dim = obs_size(c.players, c.obs)
         self.agent = Agent(self.obs_dim, c.net_arch, c.stop_bias)
-        self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=c.learning_rate, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=c.learning_rate, eps=1e-5, fused=True)
         self.opponents = Opponents(c, c.seed + 1)
         self.seats = BatchedSeats(
             c.num_envs, c.players, None, [self.opponents] * (c.players - 1), "rank", seed=c.seed
@@ -272,16 +288,19 @@ class Trainer:
         self.next_eval = c.eval_every if c.eval_every else None
         self.curve: list[dict[str, Any]] = []
         self.stats: dict[str, float] = {}
-        self._obs = np.empty((c.num_envs, self.obs_dim), dtype=np.float32)
 
     # ---------------------------------------------------------------- rollout
-    def _observe(self) -> tuple[torch.Tensor, torch.Tensor]:
-        s = self.seats
-        s.batch.observe(s.learner, out=self._obs, obs=self.config.obs)
+    def _observe(
+        self, x: torch.Tensor | None = None, m: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Observations and legal masks of the learner in every game, written into ``x``, ``m`` when given."""
+        c, s = self.config, self.seats
+        x = torch.empty((c.num_envs, self.obs_dim)) if x is None else x
+        m = torch.empty((c.num_envs, NUM_ACTIONS), dtype=torch.bool) if m is None else m
+        s.batch.observe(s.learner, out=x.numpy(), obs=c.obs)
         mask = s.batch.legal_mask()
-        if self.config.reroll == "keep":
-            mask = keep_mask(mask, s.batch.dice)
-        return torch.from_numpy(self._obs.copy()), torch.from_numpy(mask.copy())
+        m.numpy()[:] = keep_mask(mask, s.batch.dice) if c.reroll == "keep" else mask
+        return x, m
 
     def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The learner's actions in every game; returns (rewards, done) and starts new games where done."""
@@ -316,15 +335,13 @@ class Trainer:
         values = torch.zeros((T + 1, N))
         rewards = torch.zeros((T, N))
         dones = torch.zeros((T, N))
-        with torch.no_grad():
-            for t in range(T):
-                x, m = self._observe()
-                dist = self.agent.dist(x, m)
-                a = dist.sample()
-                obs[t], masks[t], actions[t] = x, m, a
-                logprobs[t], values[t] = dist.log_prob(a), self.agent.value(x)
-                r, d = self._step(a.numpy())
-                rewards[t], dones[t] = torch.from_numpy(r), torch.from_numpy(d.astype(np.float32))
+        for t in range(T):
+            x, m = self._observe(obs[t], masks[t])
+            a, logprobs[t], values[t] = self.agent.act(x, m)
+            actions[t] = a
+            r, d = self._step(a.numpy())
+            rewards[t], dones[t] = torch.from_numpy(r), torch.from_numpy(d.astype(np.float32))
+        with torch.inference_mode():
             values[T] = self.agent.value(self._observe()[0])
         # GAE: a finished game's last decision does not bootstrap from the next game's first.
         adv = torch.zeros((T, N))
@@ -350,14 +367,15 @@ class Trainer:
             order = torch.randperm(c.batch_size, generator=generator)
             for start in range(0, c.batch_size, c.minibatch_size):
                 i = order[start : start + c.minibatch_size]
-                dist = self.agent.dist(b["obs"][i], b["masks"][i])
-                logratio = dist.log_prob(b["actions"][i]) - b["logprobs"][i]
+                x = b["obs"][i]
+                logp = self.agent.log_probs(x, b["masks"][i])
+                logratio = logp.gather(1, b["actions"][i][:, None]).squeeze(1) - b["logprobs"][i]
                 ratio = logratio.exp()
                 adv = b["adv"][i]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)).mean()
-                v_loss = 0.5 * ((self.agent.value(b["obs"][i]) - b["returns"][i]) ** 2).mean()
-                entropy = dist.entropy()
+                v_loss = 0.5 * ((self.agent.value(x) - b["returns"][i]) ** 2).mean()
+                entropy = -(logp.exp() * logp).sum(dim=-1)
                 loss = pg_loss + c.vf_coef * v_loss - (ent_weight[i] * entropy).mean()
                 self.optimizer.zero_grad()
                 loss.backward()
