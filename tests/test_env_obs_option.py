@@ -133,3 +133,18 @@ def test_gym_reset_warns_about_unknown_option_keys(env_id: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env.reset(options={"state": state})
+
+
+def test_sb3_terminal_observation_has_the_features() -> None:
+    env = ShelfieVecEnv(8, 2, opponents="random", seed=0, obs="features")
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()], dtype=np.int64)
+        env.step_async(acts)
+        _, _, done, infos = env.step_wait()
+        if done.any():
+            i = int(np.flatnonzero(done)[0])
+            assert infos[i]["terminal_observation"].shape == (obs_size(2, "features"),)
+            return
+    raise AssertionError("no game ended")

@@ -92,7 +92,7 @@ class ShelfieVecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if ended.any():
             idx = np.flatnonzero(ended)
-            final_obs = core.batch.observe(core.learner)
+            final_obs = core.observe()
             scores = core.learner_scores()
             all_scores = core.batch.scores
             t = round(time.time() - self._t0, 6)
