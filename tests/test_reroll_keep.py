@@ -73,3 +73,23 @@ def test_batched_masks_and_translation_match_the_scalar_ones() -> None:
 def test_an_unknown_reroll_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="reroll must be one of 'ids', 'keep'"):
         check_reroll_mode("faces")
+
+
+def test_keep1_keeps_one_joker_and_every_id_is_a_legal_spec_reroll() -> None:
+    batch = BatchedGame(128, 2, seed=7)
+    streams = seed_streams(3, 128)
+    checked = 0
+    for _ in range(60):
+        spec_mask = batch.legal_mask()
+        mask = keep_mask(spec_mask, batch.dice, one_joker=True)
+        for i in np.flatnonzero(spec_mask[:, 1:64].any(axis=1)):
+            dice = batch.dice[i]
+            for k in np.flatnonzero(mask[i, 1:64]) + 1:
+                spec = int(to_spec(k, dice, one_joker=True))
+                assert spec_mask[i, spec]
+                kept = [int(d) for j, d in enumerate(dice) if not spec >> j & 1]
+                assert kept.count(5) == (1 if k != ALL and k >> 5 & 1 and 5 in dice.tolist() else 0)
+                checked += 1
+        batch.step(random_legal_actions(spec_mask, streams))
+        batch.reset(batch.done.copy())
+    assert checked > 1000

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-REROLL_MODES = ("ids", "keep")
-"""``ids``: the SPEC's reroll ids (default); ``keep``: reroll ids as sets of faces kept (module doc)."""
+REROLL_MODES = ("ids", "keep", "keep1")
+"""``ids``: the SPEC's reroll ids (default); ``keep``: reroll ids as sets of faces kept (module doc);
+``keep1``: the same, but bit 5 keeps one joker and rerolls the others."""
 
 ALL = 63
 _KEEP = np.arange(64, dtype=np.int64)
@@ -40,23 +41,41 @@ def _present(dice: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(np.left_shift(1, np.asarray(dice, dtype=np.int64)), axis=-1)
 
 
-def keep_mask(mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
+def keep_mask(mask: np.ndarray, dice: np.ndarray, one_joker: bool = False) -> np.ndarray:
     """The legal mask under ``reroll="keep"`` from the SPEC ``mask`` and the sorted ``dice`` (a new array)."""
     out = np.array(mask, copy=True)
     rerolling = np.asarray(mask)[..., 1:64].any(axis=-1)
-    rerolls_some = (_present(dice)[..., None] & ~_KEEP[1:]) != 0
+    d = np.asarray(dice, dtype=np.int64)
+    if one_joker:
+        rerolls_some = _kept(np.broadcast_to(_SETS, (*d.shape[:-1], 64))[..., None], d[..., None, :], True)
+        rerolls_some = (rerolls_some == 0).any(axis=-1)[..., 1:]
+    else:
+        rerolls_some = (_present(d)[..., None] & ~_KEEP[1:]) != 0
     out[..., 1:64] = (rerolls_some & rerolling[..., None]).astype(out.dtype)
     return out
 
 
-def to_spec(actions: np.ndarray | int, dice: np.ndarray) -> np.ndarray:
+def _kept(a: np.ndarray, d: np.ndarray, one_joker: bool) -> np.ndarray:
+    """1 where die ``d`` is kept by keep id ``a`` (broadcast; with ``one_joker`` only the first joker)."""
+    kept = (_KEEP[np.clip(a, 0, 63)] >> d) & 1
+    if one_joker:  # dice are sorted, jokers (face 5) come last: keep the first of them only
+        joker = d == 5
+        first = joker & (np.cumsum(joker, axis=-1) == 1)
+        kept = np.where(joker, kept * first, kept)
+    return kept
+
+
+_SETS = np.arange(64, dtype=np.int64)
+
+
+def to_spec(actions: np.ndarray | int, dice: np.ndarray, one_joker: bool = False) -> np.ndarray:
     """SPEC ids of ``actions`` chosen under ``reroll="keep"`` (ids 1..63 of a reroll decision translated).
 
     ``actions`` must be legal under :func:`keep_mask`; ids 0 and 64..119 pass unchanged.
     """
     a = np.asarray(actions, dtype=np.int64)
     d = np.asarray(dice, dtype=np.int64)
-    kept = (_KEEP[np.clip(a, 0, 63)][..., None] >> d) & 1
+    kept = _kept(a[..., None], d, one_joker)
     spec = ((1 - kept) << _BITS).sum(axis=-1)
     return np.where((a >= 1) & (a < 64), spec, a)
 
@@ -71,3 +90,13 @@ def from_spec(action: int, dice: np.ndarray) -> int | None:
     faces = int(np.bitwise_or.reduce(np.where(kept == 1, 1 << d, 0)))
     keep = faces if faces else ALL
     return keep if int(to_spec(keep, d)) == action else None
+
+
+def reroll_mask(reroll: str, mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """The legal mask in reroll encoding ``reroll`` (``mask`` itself for ``ids``)."""
+    return mask if reroll == "ids" else keep_mask(mask, dice, reroll == "keep1")
+
+
+def spec_actions(reroll: str, actions: np.ndarray | int, dice: np.ndarray) -> np.ndarray:
+    """SPEC ids of ``actions`` chosen in reroll encoding ``reroll``."""
+    return np.asarray(actions) if reroll == "ids" else to_spec(actions, dice, reroll == "keep1")

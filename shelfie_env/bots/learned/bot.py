@@ -22,7 +22,7 @@ from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, sh
 from shelfie_env.bots.learned.policy import NumpyPolicy, read_weights
 from shelfie_env.game.engine import Game
 from shelfie_env.observation.features import encode_features
-from shelfie_env.observation.reroll import keep_mask, to_spec
+from shelfie_env.observation.reroll import reroll_mask, spec_actions
 from shelfie_env.observation.vector import encode
 
 SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}
@@ -83,7 +83,7 @@ class PPOBot:
         self.rng = np.random.default_rng(seed)
         self.card = card or {}
         self.encode = encode_features if self.card.get("obs", "default") == "features" else encode
-        self.keep = self.card.get("reroll", "ids") == "keep"
+        self.reroll = self.card.get("reroll", "ids")
 
     @classmethod
     def load(
@@ -106,11 +106,11 @@ class PPOBot:
         if game.over:
             raise ValueError("no legal action: the game is over")
         obs = self.encode(game, game.current)
-        if not self.keep:
+        if self.reroll == "ids":
             return self.policy.act(obs, game.legal_mask(), self.deterministic, self.rng)
         dice = np.asarray(game.dice)
-        action = self.policy.act(obs, keep_mask(game.legal_mask(), dice), self.deterministic, self.rng)
-        return int(to_spec(action, dice))
+        action = self.policy.act(obs, reroll_mask(self.reroll, game.legal_mask(), dice), self.deterministic, self.rng)
+        return int(spec_actions(self.reroll, action, dice))
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))

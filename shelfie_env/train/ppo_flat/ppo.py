@@ -43,7 +43,7 @@ import torch.nn as nn
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.observation.features import check_obs_mode, obs_size
-from shelfie_env.observation.reroll import check_reroll_mode, keep_mask, to_spec
+from shelfie_env.observation.reroll import check_reroll_mode, reroll_mask, spec_actions
 
 REROLL_IDS = slice(0, 64)
 ALGO = "ppo_flat"
@@ -61,7 +61,7 @@ class PPOFlatConfig:
     obs: str = "features"
     """Observation: ``default`` (the SPEC vector) or ``features`` (plus the features block)."""
     reroll: str = "ids"
-    """Reroll choices: ``ids`` (the SPEC's, by dice position) or ``keep`` (by the faces kept)."""
+    """Reroll choices: ``ids`` (the SPEC's, by dice position), ``keep`` (by the faces kept) or ``keep1``."""
     num_envs: int = 256
     """Games played in lockstep."""
     num_steps: int = 32
@@ -200,11 +200,10 @@ class Snapshot:
     def act_batch(self, batch: Any, rows: np.ndarray) -> np.ndarray:
         x = torch.from_numpy(batch.observe(None, obs=self.obs)[rows])
         legal = batch.legal_mask()[rows]
-        if self.reroll == "keep":
-            legal = keep_mask(legal, batch.dice[rows])
+        legal = reroll_mask(self.reroll, legal, batch.dice[rows])
         logp = torch.log_softmax(self.actor(x).masked_fill(~torch.from_numpy(legal), -1e9), dim=-1)
         a = sample(logp, self.generator).numpy()
-        return to_spec(a, batch.dice[rows]) if self.reroll == "keep" else a
+        return spec_actions(self.reroll, a, batch.dice[rows])
 
 
 class Opponents:
@@ -299,7 +298,7 @@ class Trainer:
         m = torch.empty((c.num_envs, NUM_ACTIONS), dtype=torch.bool) if m is None else m
         s.batch.observe(s.learner, out=x.numpy(), obs=c.obs)
         mask = s.batch.legal_mask()
-        m.numpy()[:] = keep_mask(mask, s.batch.dice) if c.reroll == "keep" else mask
+        m.numpy()[:] = reroll_mask(c.reroll, mask, s.batch.dice)
         return x, m
 
     def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -307,9 +306,7 @@ class Trainer:
         c, s = self.config, self.seats
         rows = np.arange(c.num_envs)
         before = s.batch.scores[rows, s.learner].astype(np.float64)
-        if c.reroll == "keep":
-            actions = to_spec(actions, s.batch.dice)
-        rank, ended = s.step(actions)
+        rank, ended = s.step(spec_actions(c.reroll, actions, s.batch.dice))
         scores = s.batch.scores.astype(np.float64)
         own = scores[rows, s.learner]
         reward = c.score_reward * (own - before) if c.score_reward else np.zeros(c.num_envs)
@@ -539,12 +536,10 @@ def play_greedy(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int =
                 x = torch.from_numpy(seats.observe() if config.obs == "default" else
                                      seats.batch.observe(seats.learner, obs=config.obs))
                 legal = seats.batch.legal_mask()
-                if config.reroll == "keep":
-                    legal = keep_mask(legal, seats.batch.dice)
+                legal = reroll_mask(config.reroll, legal, seats.batch.dice)
                 mask = torch.from_numpy(legal.copy())
                 a = actor(x).masked_fill(~mask, -1e9).argmax(dim=-1).numpy()
-                if config.reroll == "keep":
-                    a = to_spec(a, seats.batch.dice)
+                a = spec_actions(config.reroll, a, seats.batch.dice)
                 seats.step(np.where(done, 0, a), active=~done)
                 done |= seats.batch.done
             points += float(((seats.final_rewards() + 1.0) / 2.0).sum())
