@@ -17,7 +17,7 @@ from shelfie_env.cli import main
 from shelfie_env.game.actions import STOP, action_kind, action_name
 from shelfie_env.game.engine import Game
 from shelfie_env.play import replay
-from shelfie_env.play.replay_check import ReplayError, follow
+from shelfie_env.game.replay_check import ReplayError, follow
 
 
 def _game_record(seed: int = 11) -> dict[str, Any]:

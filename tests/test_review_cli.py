@@ -115,7 +115,7 @@ def test_games_that_cannot_be_reviewed(
     assert main(["replay", str(unfinished), "--review", "--no-color"]) == 2
     err = capsys.readouterr().err
     assert err.strip().endswith("the game is not over: a review needs a finished game")
-    assert err.startswith(f"shelfie: error: cannot review {unfinished}")
+    assert err.startswith(f"shelfie replay: error: cannot review {unfinished}")
 
     solo = tmp_path / "solo.json"
     web_replay(solo, players=1, stop_after=8)

@@ -36,7 +36,7 @@ from shelfie_env.bots.planner.search import action_values, ranked_actions
 from shelfie_env.envs.common import final_rewards
 from shelfie_env.game.actions import FACE_NAMES, action_kind, action_name
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
-from shelfie_env.play.replay_check import ReplayError, differences, follow
+from shelfie_env.game.replay_check import ReplayError, differences, follow
 
 REVIEW_VERSION = 1
 MISTAKE = 0.02

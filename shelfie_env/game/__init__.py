@@ -4,7 +4,9 @@
 transitions, the JSON state dict); :mod:`~shelfie_env.game.actions` names the
 120 action ids; :mod:`~shelfie_env.game.scoring` scores shelves;
 :mod:`~shelfie_env.game.state_validation` checks a state dict field by field;
-:mod:`~shelfie_env.game.render` draws a game as text. The rules in words:
+:mod:`~shelfie_env.game.render` draws a game as text;
+:mod:`~shelfie_env.game.replay_check` checks a recorded game move by move against the rules
+and its stored positions (replays and reviews read games through it). The rules in words:
 ``docs/rules.md``.
 """
 

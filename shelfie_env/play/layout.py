@@ -1,5 +1,6 @@
 """Fitting the terminal game to the terminal's width: shelves side by side, lines wrapped
-between words (never inside one, nor inside one entry of a ``legal:`` list)."""
+between words (never inside one, nor inside one entry of a ``legal:`` list), and the final
+score breakdown that ends a game and a replay."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import shutil
 import textwrap
 from collections.abc import Sequence
 
+from shelfie_env.game.actions import SYMBOL_PLURALS
 from shelfie_env.game.engine import Game
-from shelfie_env.game.render import render_shelf, render_status
+from shelfie_env.game.render import player_label, render_shelf, render_status, result_line
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _GLUE = "\x00"
@@ -130,3 +132,40 @@ def wrap_list(head: str, entries: Sequence[str], width: int | None, sep: str = "
             line = joined
     lines.append(line)
     return "\n".join(lines)
+
+
+def final_report(
+    game: Game, names: Sequence[str] | None = None, viewer: int | None = None, width: int | None = None
+) -> str:
+    """Per-row/column points of every player and their totals, then the one-line result.
+
+    When the table is wider than ``width`` it is split in two: the rows, then the columns
+    and the totals."""
+    head = ["player"] + list(SYMBOL_PLURALS) + [f"col{c + 1}" for c in range(5)] + ["total"]
+    rows = []
+    for p in range(game.num_players):
+        b = game.table.breakdown(game.circled[p])
+        rows.append(
+            [player_label(game, p, viewer, names)]
+            + [str(v) for v in b["rows"] + b["cols"]]
+            + [str(game.score(p))]
+        )
+    lines = ["Final score breakdown (rows and columns with at least 3 circles score):"]
+    whole = _columns_text([head] + rows)
+    if width is None or max(len(line) for line in whole) <= width:
+        lines += whole
+    else:
+        lines += _columns_text([[r[0]] + r[1:6] for r in [head] + rows])
+        lines.append("")
+        lines += _columns_text([[r[0]] + r[6:] for r in [head] + rows])
+    lines += ["", wrap(result_line(game, viewer, names), width, "  ")]
+    return "\n".join(lines)
+
+
+def _columns_text(table: list[list[str]]) -> list[str]:
+    """The rows of ``table`` as aligned text: the first column left, the others right."""
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    return [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in table
+    ]

@@ -1,140 +1,35 @@
 """``shelfie replay FILE``: show a saved game (a replay JSON) move by move.
 
-Reads the web table's downloads (``GET /api/games/{id}/replay``: ``seats`` with
-names, ``initial_state``, ``actions`` and one state after each move) and files
-whose ``states`` start with the initial position. Move entries are read
-tolerantly: an entry may be an action id, a name, or an object with ``seat``,
-``action``, ``name``, the dice showing after it (``dice``/``roll``/``faces``),
-the state after it (``state``, as in the web table's move log) and that log's
-``events`` (``rolled``: a reroll's new faces, ``opening``: a turn's first
-roll); unknown fields are ignored. Every move is checked against the rules and the
-stored positions (:mod:`shelfie_env.play.replay_check`); the first that fails stops the
-replay with its number and why.
+Reads the files ``shelfie play --save`` writes and the web table's downloads (the
+format, and how tolerantly it is read: :mod:`shelfie_env.play.replay_format`). Every
+move is checked against the rules and the stored positions
+(:mod:`shelfie_env.game.replay_check`); the first that fails stops the replay with its
+number and why. ``--review`` adds the review of :mod:`shelfie_env.play.review_text`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_kind, action_name
+from shelfie_env.game.actions import FACE_NAMES, action_kind
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.render import render_text
-from shelfie_env.play.labels import bot_label
+from shelfie_env.game.replay_check import ReplayError, check_final, check_move
+from shelfie_env.play.console import fail, use_color
+from shelfie_env.play.layout import final_report
 from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
 from shelfie_env.play.options import replay_file
-from shelfie_env.play.replay_check import ReplayError, check_final, check_move
-from shelfie_env.play.terminal import _fail, _use_color, describe, final_report
-
-ROLL_KEYS = ("dice", "roll", "faces")
-"""Fields of a move entry that may carry the dice showing after the move."""
-
-
-@dataclass
-class Move:
-    """One logged move, as far as its entry tells."""
-
-    seat: int | None
-    action: int | None
-    name: str
-    roll: list[int] | None = None
-    """All six dice after the move, when the entry gives them."""
-    rolled: list[int] | None = None
-    """Only the faces a reroll brought (the web log's ``events.rolled``)."""
-    opening: list[int] | None = None
-    """The dice the mover's turn began with, on a turn's first move (``events.opening``)."""
-    state: dict[str, Any] | None = None
-    """The state after the move, when the entry carries it."""
-
-
-def read_move(entry: Any) -> Move:
-    """A move from one entry of ``actions`` (an id, a name or an object; extra fields ignored)."""
-    if isinstance(entry, bool):
-        return Move(None, None, str(entry))
-    if isinstance(entry, int):
-        return Move(None, entry if 0 <= entry < NUM_ACTIONS else None, _safe_name(entry))
-    if not isinstance(entry, dict):
-        return Move(None, None, str(entry))
-    seat = entry.get("seat")
-    action = entry.get("action")
-    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        action = None
-    name = entry.get("name")
-    if not isinstance(name, str):
-        name = _safe_name(action) if action is not None else "?"
-    roll = None
-    for key in ROLL_KEYS:
-        roll = _faces(entry.get(key))
-        if roll is not None:
-            break
-    events = entry.get("events") if isinstance(entry.get("events"), dict) else {}
-    state = entry.get("state") if isinstance(entry.get("state"), dict) else None
-    return Move(
-        seat if isinstance(seat, int) and not isinstance(seat, bool) else None,
-        action,
-        name,
-        roll,
-        _faces(events.get("rolled", entry.get("rolled"))),
-        _faces(events.get("opening")),
-        state,
-    )
-
-
-def _faces(value: Any) -> list[int] | None:
-    """Dice faces from a list of face ids (0-5) or face names; None if it is not one."""
-    if not isinstance(value, list) or not value:
-        return None
-    faces = []
-    for v in value:
-        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(FACE_NAMES):
-            faces.append(v)
-        elif isinstance(v, str) and v.lower() in FACE_NAMES:
-            faces.append(FACE_NAMES.index(v.lower()))
-        else:
-            return None
-    return faces
+from shelfie_env.play.replay_format import Move, ReplayFileError, read_move, read_replay, seat_names
+from shelfie_env.play.turns import describe
 
 
 def _dice_words(dice: Sequence[int]) -> str:
     return " ".join(FACE_NAMES[d] for d in dice)
-
-
-def _safe_name(action: int) -> str:
-    try:
-        return action_name(action)
-    except ValueError:
-        return str(action)
-
-
-def seat_names(data: dict[str, Any], num_players: int) -> list[str]:
-    """The players' names: ``seats[i].name`` (web exports) or ``names``; ``"player N"`` where
-    none is given. Equal names get ``" (player N)"`` so every seat stays distinct."""
-    raw = data.get("seats")
-    if not isinstance(raw, list):
-        raw = data.get("names") if isinstance(data.get("names"), list) else []
-    names = []
-    for i in range(num_players):
-        s = raw[i] if i < len(raw) else None
-        name = None
-        if isinstance(s, str):
-            name = s
-        elif isinstance(s, dict):
-            name = s.get("name") if isinstance(s.get("name"), str) else None
-            bot = s.get("bot") if isinstance(s.get("bot"), str) and s["bot"].strip() else None
-            if bot is not None and (not name or name.strip() in (bot.strip(), f"{bot.strip()} bot")):
-                label = bot_label(bot)
-                name = label if label != bot.strip() else f"{label} bot"
-        names.append(" ".join(name.split()) if name and name.strip() else f"player {i + 1}")
-    return [
-        f"{n} (player {i + 1})" if names.count(n) > 1 and n != f"player {i + 1}" else n
-        for i, n in enumerate(names)
-    ]
 
 
 # --------------------------------------------------------------------------- replay
@@ -165,32 +60,29 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
+def run_replay(args: argparse.Namespace, out: TextIO | None = None, command: str = "replay") -> int:
     """Show a saved game: the players, the starting position, then every move with what it
-    caused, the table after each turn (``--every-move``: after each move), and the result."""
+    caused, the table after each turn (``--every-move``: after each move), and the result.
+    Errors are reported as ``shelfie COMMAND: error: ...`` (``play`` for ``shelfie play --replay``)."""
     out = sys.stdout if out is None else out
     try:
-        data = json.loads(Path(args.file).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        return _fail(f"cannot read replay {args.file}: {exc}")
-    if not isinstance(data, dict):
-        return _fail("a replay must be a JSON object")
-    if data.get("version", 1) != 1:
-        return _fail(f"unsupported replay version {data.get('version')!r} (this reader knows version 1)")
+        data = read_replay(args.file)
+    except ReplayFileError as exc:
+        return fail(str(exc), command)
     actions = data.get("actions") or []
     if not isinstance(actions, list):
-        return _fail("'actions' must be a list")
+        return fail("'actions' must be a list", command)
     moves = [read_move(e) for e in actions]
     try:
-        text = _show(data, moves, _use_color(args, out), bool(getattr(args, "every_move", False)))
+        text = _show(data, moves, use_color(args, out), bool(getattr(args, "every_move", False)))
     except ReplayError as exc:
         out.write(getattr(exc, "shown", ""))
         out.flush()
-        return _fail(f"bad replay {args.file}: {exc}; the replay stops here")
+        return fail(f"bad replay {args.file}: {exc}; the replay stops here", command)
     except (InvalidStateError, ValueError, TypeError) as exc:
-        return _fail(f"bad replay {args.file}: {exc}")
+        return fail(f"bad replay {args.file}: {exc}", command)
     if text is None:
-        return _fail("a replay needs 'states' or 'initial_state'")
+        return fail("a replay needs 'states' or 'initial_state'", command)
     out.write(text)
     if getattr(args, "review", False):
         from shelfie_env.play.review_text import render_review, replay_review
@@ -198,7 +90,7 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
         try:
             review = replay_review(data, moves, getattr(args, "review_value", "td"))
         except (ValueError, OSError) as exc:
-            return _fail(f"cannot review {args.file}: {exc}")
+            return fail(f"cannot review {args.file}: {exc}", command)
         out.write("\n" + render_review(review))
     return 0
 

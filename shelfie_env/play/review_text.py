@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from shelfie_env.arena.review import review_game
+from shelfie_env.play.replay_format import Move, positions, seat_names
 
 MARKS = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--", "": ""}
 """Short marks of a turn's luck in the table."""
@@ -21,29 +22,9 @@ NAME_WIDTH = 12
 """Names are cut to this many characters in the tables (four players fit in 80 columns)."""
 
 
-def positions(data: dict[str, Any], moves: Sequence[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The first position and one position after each move of a replay file (its ``states``, with
-    or without the starting position first, or its move entries' ``state``); ``ValueError`` if absent."""
-    states = data.get("states") if isinstance(data.get("states"), list) else []
-    if not states and moves and all(getattr(m, "state", None) is not None for m in moves):
-        states = [m.state for m in moves]
-    initial = data.get("initial_state")
-    if len(states) == len(moves) + 1:
-        initial, states = states[0], states[1:]
-    if (
-        not isinstance(initial, dict)
-        or len(states) != len(moves)
-        or not all(isinstance(s, dict) for s in states)
-    ):
-        raise ValueError("a review needs the starting position and the position after each move ('states')")
-    return initial, list(states)
-
-
-def replay_review(data: dict[str, Any], moves: Sequence[Any], value: str = "td") -> dict[str, Any]:
-    """The review of the game a replay file holds (``moves`` as read by :func:`.replay.read_move`),
-    with the players named as the replay names them."""
-    from shelfie_env.play.replay import seat_names
-
+def replay_review(data: dict[str, Any], moves: Sequence[Move], value: str = "td") -> dict[str, Any]:
+    """The review of the game a replay file holds (``moves`` as read by
+    :func:`.replay_format.read_move`), with the players named as the replay names them."""
     initial, states = positions(data, moves)
     actions = [m.action for m in moves]
     if any(a is None for a in actions):
@@ -171,4 +152,4 @@ def _situation(m: dict[str, Any]) -> str:
     return f"dice {dice}, nothing to circle"
 
 
-__all__ = ["positions", "render_review", "replay_review"]
+__all__ = ["render_review", "replay_review"]

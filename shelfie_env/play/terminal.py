@@ -36,11 +36,13 @@ from shelfie_env.game.actions import (
 )
 from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
-from shelfie_env.game.render import player_label, result_line
+from shelfie_env.game.render import player_label
 from shelfie_env.play import options
+from shelfie_env.play.console import fail, use_color
 from shelfie_env.play.labels import bot_label
-from shelfie_env.play.layout import table_text, terminal_width, wrap, wrap_list
+from shelfie_env.play.layout import final_report, table_text, terminal_width, wrap, wrap_list
 from shelfie_env.play.narration import Voice, notices
+from shelfie_env.play.replay import run_replay
 from shelfie_env.play.turns import TurnLog, describe, move_lines, summary
 
 # --------------------------------------------------------------------------- words
@@ -532,43 +534,6 @@ def _hint_notes(hints: Sequence[Any]) -> list[str]:
     return [note for key, note in HINT_NOTES.items() if f"({key}" in reasons]
 
 
-def final_report(
-    game: Game, names: Sequence[str] | None = None, viewer: int | None = None, width: int | None = None
-) -> str:
-    """Per-row/column points of every player and their totals, then the one-line result.
-
-    When the table is wider than ``width`` it is split in two: the rows, then the columns
-    and the totals."""
-    head = ["player"] + list(SYMBOL_PLURALS) + [f"col{c + 1}" for c in range(5)] + ["total"]
-    rows = []
-    for p in range(game.num_players):
-        b = game.table.breakdown(game.circled[p])
-        rows.append(
-            [player_label(game, p, viewer, names)]
-            + [str(v) for v in b["rows"] + b["cols"]]
-            + [str(game.score(p))]
-        )
-    lines = ["Final score breakdown (rows and columns with at least 3 circles score):"]
-    whole = _columns_text([head] + rows)
-    if width is None or max(len(line) for line in whole) <= width:
-        lines += whole
-    else:
-        lines += _columns_text([[r[0]] + r[1:6] for r in [head] + rows])
-        lines.append("")
-        lines += _columns_text([[r[0]] + r[6:] for r in [head] + rows])
-    lines += ["", wrap(result_line(game, viewer, names), width, "  ")]
-    return "\n".join(lines)
-
-
-def _columns_text(table: list[list[str]]) -> list[str]:
-    """The rows of ``table`` as aligned text: the first column left, the others right."""
-    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    return [
-        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-        for r in table
-    ]
-
-
 # --------------------------------------------------------------------------- play setup
 def _load_bot(spec: str, seed: int | None, players: int) -> Any:
     """Build a bot from its spec (``ppo:path=runs/x/best.zip``) for a ``players`` table, or raise
@@ -654,43 +619,35 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _use_color(args: argparse.Namespace, out: TextIO) -> bool:
-    if getattr(args, "no_color", False) or os.environ.get("NO_COLOR"):
-        return False
-    return bool(getattr(out, "isatty", lambda: False)())
-
-
 def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     """``shelfie play``: set the table up and play."""
     inp = sys.stdin if inp is None else inp
     out = sys.stdout if out is None else out
     if args.replay:
-        from shelfie_env.play.replay import run_replay
-
-        return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out)
+        return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out, command="play")
     listed = getattr(args, "opponent", None)
     if args.opponents is not None or listed:
         option = "--opponent" if listed else "--opponents"
         names = listed or [n.strip() for n in args.opponents.split(",") if n.strip()]
         if not names:
-            return _fail("--opponents needs at least one bot name, e.g. --opponents greedy")
+            return fail("--opponents needs at least one bot name, e.g. --opponents greedy", "play")
         players = len(names) + 1
         if players > MAX_PLAYERS:
-            return _fail(f"{option}: at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
+            return fail(f"{option}: at most {MAX_PLAYERS - 1} opponents, got {players - 1}", "play")
         if args.players is not None and args.players != players:
-            return _fail(
-                f"--players {args.players} does not match {len(names)} opponents (+ you = {players})"
+            return fail(
+                f"--players {args.players} does not match {len(names)} opponents (+ you = {players})", "play"
             )
     else:
         players = 2 if args.players is None else args.players
         if not 1 <= players <= MAX_PLAYERS:
-            return _fail(f"--players must be 1-{MAX_PLAYERS}, got {players}")
+            return fail(f"--players must be 1-{MAX_PLAYERS}, got {players}", "play")
         option = "--bot" if args.bot else "the default opponent"
         names = [args.bot or DEFAULT_BOT] * (players - 1)
     if not 1 <= args.seat <= players:
-        return _fail(f"--seat must be 1-{players}, got {args.seat}")
+        return fail(f"--seat must be 1-{players}, got {args.seat}", "play")
     if args.seed is not None and args.seed < 0:
-        return _fail(f"--seed must be 0 or more, got {args.seed}")
+        return fail(f"--seed must be 0 or more, got {args.seed}", "play")
     human = args.seat - 1
     seats: list[Seat] = []
     shared: dict[str, Any] = {}  # the default opponent plays every seat from one loaded model
@@ -709,7 +666,7 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
                 if option == "the default opponent":
                     shared[bot_name] = bot
         except (ValueError, ImportError) as exc:
-            return _fail(f"{option}: bot {bot_name!r} cannot play this table: {exc}")
+            return fail(f"{option}: bot {bot_name!r} cannot play this table: {exc}", "play")
         seats.append(Seat(f"{bot_label(bot_name)} (player {p + 1})", bot, bot_name))
     game = Game.new(players, rng=args.seed)
     interactive = bool(getattr(inp, "isatty", lambda: False)())
@@ -720,7 +677,7 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         human,
         inp,
         out,
-        color=_use_color(args, out),
+        color=use_color(args, out),
         echo=not interactive,
         width=terminal_width if to_terminal else None,
     )
@@ -808,8 +765,3 @@ def line_editing() -> tuple[Callable[[str], str], Callable[[], None]] | None:
             pass
 
     return input, save
-
-
-def _fail(message: str) -> int:
-    print(f"shelfie: error: {message}", file=sys.stderr)
-    return 2
