@@ -81,3 +81,15 @@ def replay_file(text: str) -> str:
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"{text} is not a file")
     return text
+
+
+def save_file(text: str) -> str:
+    """A file to write a replay to: not a folder, in a folder that exists (an existing file is replaced)."""
+    path = Path(text)
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a file name, e.g. --save game.json")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name, e.g. {path / 'game.json'}")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"no such folder: {path.parent}")
+    return text

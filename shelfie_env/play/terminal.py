@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,11 +39,12 @@ from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, 
 from shelfie_env.game.errors import IllegalActionError
 from shelfie_env.game.render import player_label
 from shelfie_env.play import options
-from shelfie_env.play.console import fail, use_color
+from shelfie_env.play.console import fail, shelfie_command, use_color
 from shelfie_env.play.labels import bot_label
 from shelfie_env.play.layout import final_report, table_text, terminal_width, wrap, wrap_list
 from shelfie_env.play.narration import Voice, notices
 from shelfie_env.play.replay import run_replay
+from shelfie_env.play.replay_format import replay_data, write_replay
 from shelfie_env.play.turns import TurnLog, describe, move_lines, summary
 
 # --------------------------------------------------------------------------- words
@@ -297,6 +299,8 @@ class TerminalGame:
     reader: Callable[[str], str] | None = None
     """Reads a line after showing the prompt (``input`` with readline when interactive);
     raises ``EOFError`` at the end. ``None``: write the prompt to ``out``, read ``inp``."""
+    person_name: str | None = None
+    """The person's ``--name`` (the replay's seat name), if given."""
     width: int | Callable[[], int] | None = None
     """Columns to fit: shelves side by side where they fit, lines wrapped between words.
     A callable is asked before each table (a terminal can be resized); ``None`` (a pipe):
@@ -304,6 +308,15 @@ class TerminalGame:
     log: TurnLog = field(default_factory=TurnLog)
     seen: int = 0
     """How many turns of :attr:`log` the person has been shown a summary of."""
+    start: dict[str, Any] = field(init=False)
+    """The state the game began in (the replay's ``initial_state``)."""
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    """Every move played, as ``(seat, action)``."""
+    states: list[dict[str, Any]] = field(default_factory=list)
+    """The state after each move."""
+
+    def __post_init__(self) -> None:
+        self.start = self.game.to_dict()
 
     @property
     def names(self) -> list[str]:
@@ -332,7 +345,19 @@ class TerminalGame:
         g.step(action)
         caused = notices(before, g, action, Voice(self.names, self.human))
         self.log.record(before, action, g, caused)
+        self.moves.append((before.current, action))
+        self.states.append(g.to_dict())
         return caused
+
+    def replay(self) -> dict[str, Any]:
+        """The game so far as a replay (:mod:`.replay_format`, the web table's download format)."""
+        seats = [
+            ("human", None, None) if s.bot is None else ("bot", bot_label(s.bot_name), s.bot_name)
+            for s in self.seats
+        ]
+        if self.human is not None and self.person_name:
+            seats[self.human] = ("human", self.person_name, None)
+        return replay_data(seats, self.start, self.moves, self.states)
 
     def report(self, line: str, caused: list[str]) -> None:
         """Print a move and then its consequences, indented under it."""
@@ -617,13 +642,26 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="show a saved replay instead of playing",
     )
+    parser.add_argument(
+        "--save",
+        type=options.save_file,
+        metavar="FILE",
+        default=None,
+        help="when the game ends (or you leave it), save it to FILE as a replay JSON, the web table's "
+        "download format: watch it with 'shelfie replay FILE', review it with '--review'",
+    )
 
 
 def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     """``shelfie play``: set the table up and play."""
     inp = sys.stdin if inp is None else inp
     out = sys.stdout if out is None else out
+    save = getattr(args, "save", None)
     if args.replay:
+        if save:
+            return fail(
+                "--save saves a game played here and --replay shows a saved one: give one of them", "play"
+            )
         return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out, command="play")
     listed = getattr(args, "opponent", None)
     if args.opponents is not None or listed:
@@ -679,6 +717,7 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         out,
         color=use_color(args, out),
         echo=not interactive,
+        person_name=args.name,
         width=terminal_width if to_terminal else None,
     )
     save_history: Callable[[], None] | None = None
@@ -689,10 +728,27 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
     if interactive:
         tg.say("Type 'help' for the commands" + (" (arrow keys recall earlier ones)." if tg.reader else "."))
     try:
-        return tg.play()
+        status = tg.play()
     finally:
         if save_history is not None:
             save_history()
+        if save:
+            status = _save(tg, save)
+    return status
+
+
+def _save(tg: TerminalGame, path: str) -> int:
+    """Write ``tg``'s game to ``path`` and say how to watch and review it; 0, or 2 if it cannot."""
+    try:
+        write_replay(path, tg.replay())
+    except OSError as exc:
+        return fail(f"cannot save the game to {path}: {exc.strerror or exc}", "play")
+    command = f"{shelfie_command()} replay {shlex.quote(path)}"
+    if tg.game.over and tg.game.num_players > 1:
+        tg.say(f"Saved the game to {path}; review it with: {command} --review")
+    else:
+        tg.say(f"Saved the game to {path}; watch it with: {command}")
+    return 0
 
 
 # --------------------------------------------------------------------------- line editing
