@@ -148,3 +148,95 @@ def test_sb3_terminal_observation_has_the_features() -> None:
             assert infos[i]["terminal_observation"].shape == (obs_size(2, "features"),)
             return
     raise AssertionError("no game ended")
+
+
+# ------------------------------------------------------------------ reroll="keep"
+def _keep_ids_of(mask: np.ndarray) -> set[int]:
+    return {int(a) for a in np.flatnonzero(mask[1:64]) + 1}
+
+
+@pytest.mark.parametrize("reroll", ["keep", "keep1"])
+def test_gym_and_aec_envs_play_keep_ids(reroll: str) -> None:
+    from shelfie_env.observation.reroll import game_mask
+
+    env = gym.make("shelfie/Versus-v0", reroll=reroll, opponents="greedy")
+    _, info = env.reset(seed=2)
+    raw = env.unwrapped
+    rng = np.random.default_rng(0)
+    rerolls = 0
+    for _ in range(300):
+        np.testing.assert_array_equal(info["action_mask"], game_mask(reroll, raw.game))
+        np.testing.assert_array_equal(raw.action_masks(), game_mask(reroll, raw.game).astype(bool))
+        a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        rerolls += 1 <= a < 64
+        _, _, term, _, info = env.step(a)
+        if term:
+            _, info = env.reset()
+    assert rerolls > 20
+    aec = shelfie_v0.env(reroll=reroll)
+    aec.reset(seed=1)
+    for _ in range(200):
+        obs, _, term, _, _ = aec.last()
+        if term:
+            break
+        np.testing.assert_array_equal(obs["action_mask"], game_mask(reroll, aec.unwrapped.game))
+        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_a_keep_id_that_rerolls_nothing_is_refused_and_the_game_unchanged() -> None:
+    from shelfie_env.game.errors import IllegalActionError
+
+    env = gym.make("shelfie/Solo-v0", reroll="keep")
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    present = int(np.bitwise_or.reduce([1 << d for d in game.dice]))
+    before = game.to_dict()
+    with pytest.raises(IllegalActionError, match="rerolls no die"):
+        env.step(present)  # keeps every face showing
+    assert env.unwrapped.game.to_dict() == before
+    venv = VersusVectorEnv(4, reroll="keep", seed=0)
+    venv.reset(seed=0)
+    acts = np.zeros(4, dtype=np.int64)
+    acts[2] = int(np.bitwise_or.reduce(1 << venv.core.batch.dice[2]))
+    with pytest.raises(IllegalActionError, match="in game 2"):
+        venv.step(acts)
+
+
+@pytest.mark.parametrize("vec", ["gym", "sb3"])
+def test_vector_keep_masks_and_steps_match_the_scalar_translation(vec: str) -> None:
+    from shelfie_env.observation.reroll import game_mask, spec_actions
+
+    if vec == "gym":
+        env = VersusVectorEnv(16, 2, opponents="random", seed=3, reroll="keep")
+        env.reset(seed=3)
+    else:
+        env = ShelfieVecEnv(16, 2, opponents="random", seed=3, reroll="keep")
+        env.reset()
+    core = env.core
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        masks = env.action_masks() if vec == "gym" else np.stack(env.env_method("action_masks"))
+        for i in range(16):
+            if vec == "sb3" or not env._autoreset[i]:
+                np.testing.assert_array_equal(masks[i], game_mask("keep", core.batch.to_game(i)).astype(bool))
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+        want = spec_actions("keep", acts, core.batch.dice)
+        assert core.batch.legal_mask()[np.arange(16), want].all() or vec == "gym"
+        if vec == "gym":
+            env.step(acts)
+        else:
+            env.step_async(acts)
+            env.step_wait()
+
+
+def test_rllib_env_config_reroll() -> None:
+    pytest.importorskip("ray")
+    from shelfie_env.observation.reroll import game_mask
+    from shelfie_env.rllib.env import ShelfieMultiAgentEnv
+
+    env = ShelfieMultiAgentEnv({"reroll": "keep"})
+    obs, _ = env.reset(seed=0)
+    ((agent, o),) = obs.items()
+    np.testing.assert_array_equal(o["action_mask"], game_mask("keep", env.game))
+    with pytest.raises(ValueError, match="reroll must be one of"):
+        ShelfieMultiAgentEnv({"reroll": "faces"})

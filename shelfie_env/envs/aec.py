@@ -32,6 +32,7 @@ from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
 from shelfie_env.observation.features import check_obs_mode, make_encoder
+from shelfie_env.observation.reroll import check_reroll_mode, game_action
 
 
 def env(
@@ -41,6 +42,7 @@ def env(
     points: Sequence[Sequence[int]] | None = None,
     dice: str = "stream",
     obs: str = "default",
+    reroll: str = "ids",
 ) -> AECEnv:
     """The AEC env wrapped in PettingZoo's ``AssertOutOfBounds`` and ``OrderEnforcing`` wrappers.
 
@@ -54,6 +56,7 @@ def env(
         points=points,
         dice=dice,
         obs=obs,
+        reroll=reroll,
     )
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(aec))
 
@@ -140,11 +143,13 @@ class raw_env(AECEnv, EzPickle):
         points: Sequence[Sequence[int]] | None = None,
         dice: str = "stream",
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice, obs)
+        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice, obs, reroll)
         super().__init__()
         self.dice = check_dice_mode(dice)
         self.obs = check_obs_mode(obs)
+        self.reroll = check_reroll_mode(reroll)
         n = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
@@ -213,7 +218,7 @@ class raw_env(AECEnv, EzPickle):
         if action is None:
             raise ValueError(f"{agent} is on turn and must act; None is only for terminated agents")
         game = self.game
-        game.step(action)  # raises IllegalActionError and leaves the game unchanged
+        game.step(game_action(self.reroll, game, action))  # IllegalActionError leaves the game unchanged
         self._cumulative_rewards[agent] = 0.0
         if game.phase == OVER:
             self._finish(give_rewards=True)
@@ -235,7 +240,7 @@ class raw_env(AECEnv, EzPickle):
     # -------------------------------------------------------- observation
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``agent``."""
-        return observation_dict(self._encoder, self.game, self._seat[agent])
+        return observation_dict(self._encoder, self.game, self._seat[agent], self.reroll)
 
     def state_dict(self) -> dict[str, Any]:
         """The current state dict (JSON-compatible, docs/rules.md); ``reset(options={"state": ...})`` takes it back."""

@@ -16,6 +16,7 @@ from shelfie_env.game.engine import MAX_PLAYERS, OVER, DiceSource, Game
 from shelfie_env.game.errors import IllegalActionError, InvalidStateError
 from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
 from shelfie_env.observation.features import check_obs_mode, features_high
+from shelfie_env.observation.reroll import game_mask
 from shelfie_env.observation.vector import SCORE_SCALE, ObservationEncoder, legal_mask, observation_size
 
 DEFAULT_TABLE = ScoreTable(DEFAULT_POINTS)
@@ -136,12 +137,15 @@ def check_num_players(num_players: object, low: int = 1) -> int:
     return int(num_players)
 
 
-def observation_dict(encoder: ObservationEncoder, game: Game, seat: int) -> dict[str, np.ndarray]:
-    """``{"observation", "action_mask"}`` of ``seat``: its observation, and the legal mask while it
-    is on turn (all zeros otherwise). The multi-agent envs (PettingZoo, RLlib) share it."""
+def observation_dict(
+    encoder: ObservationEncoder, game: Game, seat: int, reroll: str = "ids"
+) -> dict[str, np.ndarray]:
+    """``{"observation", "action_mask"}`` of ``seat``: its observation, and the legal mask (in reroll
+    encoding ``reroll``) while it is on turn (all zeros otherwise). The multi-agent envs (PettingZoo,
+    RLlib) share it."""
     obs = encoder.encode(game, seat)
     if seat == game.current and game.phase != OVER:
-        mask = legal_mask(game.legal_actions())
+        mask = legal_mask(game.legal_actions()) if reroll == "ids" else game_mask(reroll, game)
     else:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     return {"observation": obs, "action_mask": mask}

@@ -56,6 +56,7 @@ from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
 from shelfie_env.observation.features import check_obs_mode, make_encoder
+from shelfie_env.observation.reroll import check_reroll_mode, game_action, game_mask
 from shelfie_env.observation.vector import legal_mask
 
 _NO_LEGAL: tuple[int, ...] = ()
@@ -114,9 +115,11 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         points: Sequence[Sequence[int]] | None,
         dice: str = "stream",
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
         self.dice = check_dice_mode(dice)
         self.obs = check_obs_mode(obs)
+        self.reroll = check_reroll_mode(reroll)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.render_mode = render_mode
@@ -134,6 +137,8 @@ class _ShelfieEnv(gym.Env[np.ndarray, np.int64]):
         game = self.game
         if game is None or game.phase == OVER or game.current != self.seat:
             return _NO_LEGAL
+        if self.reroll != "ids":
+            return tuple(int(a) for a in np.flatnonzero(game_mask(self.reroll, game)))
         return game.legal_actions()
 
     def action_masks(self) -> np.ndarray:
@@ -206,8 +211,9 @@ class SoloEnv(_ShelfieEnv):
         points: Sequence[Sequence[int]] | None = None,
         dice: str = "stream",
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
-        super().__init__(1, render_mode, points, dice, obs)
+        super().__init__(1, render_mode, points, dice, obs, reroll)
         self._score = 0
 
     def reset(
@@ -222,7 +228,7 @@ class SoloEnv(_ShelfieEnv):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self._live_game()
-        game.step(action)  # IllegalActionError leaves the game unchanged
+        game.step(game_action(self.reroll, game, action))  # IllegalActionError leaves the game unchanged
         score = game.score(0)
         reward = float(score - self._score)
         self._score = score
@@ -244,9 +250,10 @@ class VersusEnv(_ShelfieEnv):
         points: Sequence[Sequence[int]] | None = None,
         dice: str = "stream",
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
         n = check_num_players(num_players, low=2)
-        super().__init__(n, render_mode, points, dice, obs)
+        super().__init__(n, render_mode, points, dice, obs, reroll)
         is_int = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
         seat_ok = seat is None or (is_int and 0 <= seat < n)
         if not seat_ok:
@@ -301,7 +308,7 @@ class VersusEnv(_ShelfieEnv):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self._live_game()
-        game.step(action)  # IllegalActionError leaves the game unchanged
+        game.step(game_action(self.reroll, game, action))  # IllegalActionError leaves the game unchanged
         self._play_opponents()
         reward = 0.0
         if game.phase == OVER:

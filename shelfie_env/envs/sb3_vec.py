@@ -50,6 +50,7 @@ class ShelfieVecEnv(VecEnv):
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
         self.core = BatchedSeats(
             num_envs,
@@ -60,6 +61,7 @@ class ShelfieVecEnv(VecEnv):
             points=points,
             seed=seed,
             obs=obs,
+            reroll=reroll,
         )
         table = self.core.batch.table
         obs_space = observation_box(num_players, score_bound(table), obs, table)
@@ -112,8 +114,8 @@ class ShelfieVecEnv(VecEnv):
         return core.observe(), rewards.astype(np.float32), ended.copy(), infos
 
     def action_masks(self) -> np.ndarray:
-        """``(N, 120)`` bool legal masks (a copy)."""
-        return self.core.batch.legal_mask().copy()
+        """``(N, 120)`` bool legal masks (a copy), in the env's reroll encoding."""
+        return self.core.legal_masks()
 
     def close(self) -> None:
         pass
@@ -137,8 +139,8 @@ class ShelfieVecEnv(VecEnv):
     ) -> list[Any]:
         idx = self._indices(indices)
         if method_name == "action_masks":
-            masks = self.core.batch.legal_mask()
-            return list(masks.copy() if indices is None else masks[idx])  # rows of one fresh array
+            masks = self.core.legal_masks()  # a fresh array
+            return list(masks if indices is None else masks[idx])
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in idx]
 

@@ -34,7 +34,8 @@ seat. ``action_masks()`` returns the
 ``(N, 120)`` bool legal mask; a game waiting for its NEXT_STEP reset shows only
 action 0 as legal (its action is ignored). ``obs="features"`` returns the
 :mod:`~shelfie_env.observation.features` observation (written by the compiled twin,
-equal to the scalar encoder's values).
+equal to the scalar encoder's values); ``reroll="keep"`` reads reroll ids as sets of
+faces kept (:mod:`~shelfie_env.observation.reroll`), masks included.
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ from shelfie_env.envs.common import (
     score_bound,
 )
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.errors import IllegalActionError
 from shelfie_env.observation.features import check_obs_mode
+from shelfie_env.observation.reroll import check_reroll_mode, reroll_mask, spec_actions
 
 
 class BatchedSeats:
@@ -82,8 +85,10 @@ class BatchedSeats:
         points: Sequence[Sequence[int]] | None = None,
         seed: int | None = None,
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
         self.obs = check_obs_mode(obs)
+        self.reroll = check_reroll_mode(reroll)
         self.batch = BatchedGame(num_envs, num_players, points, seed)
         self.num_envs = self.batch.num_envs
         self.num_players = n = self.batch.num_players
@@ -179,7 +184,7 @@ class BatchedSeats:
         b = self.batch
         rows = np.arange(self.num_envs)
         before = b.scores[rows, self.learner].astype(np.float64)
-        b.step(actions, active)
+        b.step(self._spec(actions, active), active)
         self._play_opponents()
         ended = b.done if active is None else b.done & active
         if self.num_players == 1:
@@ -195,6 +200,28 @@ class BatchedSeats:
             self.ep_length += 1
         self.ep_return += rewards
         return rewards.astype(np.float64), ended
+
+    def legal_masks(self) -> np.ndarray:
+        """``(N, 120)`` legal masks of the learner's decision in the env's reroll encoding (a copy)."""
+        mask = self.batch.legal_mask()
+        return mask.copy() if self.reroll == "ids" else reroll_mask(self.reroll, mask, self.batch.dice)
+
+    def _spec(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """SPEC ids of the learner's ``actions`` (reroll ids translated; an illegal one names its game)."""
+        if self.reroll == "ids":
+            return actions
+        spec_mask = self.batch.legal_mask()
+        reroll = spec_mask[:, 1:64].any(axis=1) & (actions >= 1) & (actions < 64)
+        if active is not None:
+            reroll &= active
+        legal = reroll_mask(self.reroll, spec_mask, self.batch.dice)
+        bad = np.flatnonzero(reroll & ~legal[np.arange(self.num_envs), np.clip(actions, 0, 119)].astype(bool))
+        if bad.size:
+            a = int(actions[bad[0]])
+            raise IllegalActionError(
+                a, f"in game {bad[0]}: with reroll={self.reroll!r} id {a} rerolls no die here (0 stops rolling)"
+            )
+        return np.where(reroll, spec_actions(self.reroll, actions, self.batch.dice), actions)
 
     def final_rewards(self, which: np.ndarray | None = None) -> np.ndarray:
         """The learner's end-of-game reward in the games ``which`` (default all), as if they ended now."""
@@ -338,7 +365,7 @@ class _ShelfieVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """``(N, 120)`` bool legal masks of the learner's next decision."""
-        mask = self.core.batch.legal_mask().copy()
+        mask = self.core.legal_masks()
         if self._autoreset.any():
             mask[self._autoreset] = self._waiting_mask
         return mask
@@ -367,10 +394,11 @@ class SoloVectorEnv(_ShelfieVectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
         _no_render(render_mode)
         super().__init__(
-            num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed, obs=obs
+            num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed, obs=obs, reroll=reroll
         )
 
 
@@ -389,6 +417,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         obs: str = "default",
+        reroll: str = "ids",
     ) -> None:
         _no_render(render_mode)
         super().__init__(
@@ -401,6 +430,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
             points=points,
             seed=seed,
             obs=obs,
+            reroll=reroll,
         )
 
 

@@ -17,7 +17,13 @@ numpy only; every function takes one decision (``dice`` of shape ``(6,)``) or a 
 
 from __future__ import annotations
 
+import operator
+from typing import Any
+
 import numpy as np
+
+from shelfie_env.game.engine import Game
+from shelfie_env.game.errors import IllegalActionError
 
 REROLL_MODES = ("ids", "keep", "keep1")
 """``ids``: the SPEC's reroll ids (default); ``keep``: reroll ids as sets of faces kept (module doc);
@@ -100,3 +106,30 @@ def reroll_mask(reroll: str, mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
 def spec_actions(reroll: str, actions: np.ndarray | int, dice: np.ndarray) -> np.ndarray:
     """SPEC ids of ``actions`` chosen in reroll encoding ``reroll``."""
     return np.asarray(actions) if reroll == "ids" else to_spec(actions, dice, reroll == "keep1")
+
+
+def game_mask(reroll: str, game: Game) -> np.ndarray:
+    """``game.legal_mask()`` (int8, 120) in reroll encoding ``reroll``."""
+    mask = game.legal_mask()
+    return mask if reroll == "ids" else reroll_mask(reroll, mask, np.asarray(game.dice))
+
+
+def game_action(reroll: str, game: Game, action: Any) -> Any:
+    """The SPEC id of ``action`` chosen in encoding ``reroll`` on ``game``.
+
+    Anything but a reroll id of a reroll decision passes unchanged (the engine judges it);
+    a reroll id that is not legal in the encoding raises :class:`IllegalActionError`.
+    """
+    if reroll == "ids" or isinstance(action, (bool, np.bool_)):
+        return action
+    try:
+        a = operator.index(action)
+    except TypeError:
+        return action
+    spec_mask = game.legal_mask()
+    if not 1 <= a < 64 or not spec_mask[1:64].any():
+        return action
+    dice = np.asarray(game.dice)
+    if not reroll_mask(reroll, spec_mask, dice)[a]:
+        raise IllegalActionError(a, f"with reroll={reroll!r} id {a} rerolls no die here (0 stops rolling)")
+    return int(spec_actions(reroll, a, dice))

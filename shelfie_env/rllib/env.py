@@ -33,6 +33,7 @@ from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.engine import OVER, Game
 from shelfie_env.game.scoring import ScoreTable, validate_points
 from shelfie_env.observation.features import check_obs_mode, make_encoder
+from shelfie_env.observation.reroll import check_reroll_mode, game_action, game_mask
 
 _OPTION_KEYS = {"state"}
 
@@ -51,7 +52,7 @@ class LegalActions(spaces.Discrete):
     def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
         game = self._env.game if self._env is not None else None
         if mask is None and probability is None and game is not None and game.phase != OVER:
-            legal = game.legal_actions()
+            legal = np.flatnonzero(game_mask(self._env.reroll, game))
             return np.int64(legal[int(self.np_random.integers(len(legal)))])
         return super().sample(mask=mask, probability=probability)
 
@@ -67,18 +68,20 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
 
     ``config`` (RLlib's ``env_config``) takes ``num_players`` (1-4, default 2),
     ``reward_mode`` (``rank``, ``score`` or ``margin``), ``points`` (a 5x5
-    points table) and ``obs`` (``default`` or ``features``, docs/environment.md).
+    points table), ``obs`` (``default`` or ``features``) and ``reroll`` (``ids`` or
+    ``keep``; docs/environment.md).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        unknown = sorted(set(config) - {"num_players", "reward_mode", "points", "obs"})
+        unknown = sorted(set(config) - {"num_players", "reward_mode", "points", "obs", "reroll"})
         if unknown:
             raise ValueError(
-                f"unknown env_config key(s) {unknown}; known: num_players, reward_mode, points, obs"
+                f"unknown env_config key(s) {unknown}; known: num_players, reward_mode, points, obs, reroll"
             )
         self.obs = check_obs_mode(config.get("obs", "default"))
+        self.reroll = check_reroll_mode(config.get("reroll", "ids"))
         n = self.num_players = check_num_players(config.get("num_players", 2))
         self.reward_mode = check_reward_mode(config.get("reward_mode", "rank"))
         points: Sequence[Sequence[int]] | None = config.get("points")
@@ -135,7 +138,7 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
             raise ValueError(
                 f"{agent} is on turn: step() takes {{{agent!r}: action}}, got {sorted(action_dict)}"
             )
-        game.step(action_dict[agent])  # IllegalActionError leaves the game unchanged
+        game.step(game_action(self.reroll, game, action_dict[agent]))  # IllegalActionError: unchanged
         if game.phase == OVER:
             scores = game.scores()
             rewards = final_rewards(scores, self.reward_mode)
@@ -161,7 +164,7 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
         )
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        return observation_dict(self._encoder, self.game, seat)
+        return observation_dict(self._encoder, self.game, seat, self.reroll)
 
     def state_dict(self) -> dict[str, Any]:
         """The current state dict (``reset(options={"state": ...})`` takes it back)."""

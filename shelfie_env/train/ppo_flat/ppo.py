@@ -276,7 +276,7 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=c.learning_rate, eps=1e-5, fused=True)
         self.opponents = Opponents(c, c.seed + 1)
         self.seats = BatchedSeats(
-            c.num_envs, c.players, None, [self.opponents] * (c.players - 1), "rank", seed=c.seed
+            c.num_envs, c.players, None, [self.opponents] * (c.players - 1), "rank", seed=c.seed, reroll=c.reroll
         )
         self.global_step = 0
         self.iteration = 0
@@ -297,8 +297,7 @@ class Trainer:
         x = torch.empty((c.num_envs, self.obs_dim)) if x is None else x
         m = torch.empty((c.num_envs, NUM_ACTIONS), dtype=torch.bool) if m is None else m
         s.batch.observe(s.learner, out=x.numpy(), obs=c.obs)
-        mask = s.batch.legal_mask()
-        m.numpy()[:] = reroll_mask(c.reroll, mask, s.batch.dice)
+        m.numpy()[:] = s.legal_masks()
         return x, m
 
     def _step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -306,7 +305,7 @@ class Trainer:
         c, s = self.config, self.seats
         rows = np.arange(c.num_envs)
         before = s.batch.scores[rows, s.learner].astype(np.float64)
-        rank, ended = s.step(spec_actions(c.reroll, actions, s.batch.dice))
+        rank, ended = s.step(actions)
         scores = s.batch.scores.astype(np.float64)
         own = scores[rows, s.learner]
         reward = c.score_reward * (own - before) if c.score_reward else np.zeros(c.num_envs)
@@ -530,16 +529,14 @@ def play_greedy(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int =
     points = 0.0
     with torch.no_grad():
         for seat in range(n):
-            seats = BatchedSeats(per_seat, n, seat, ["greedy"] * (n - 1), "rank", seed=seed + seat)
+            seats = BatchedSeats(
+                per_seat, n, seat, ["greedy"] * (n - 1), "rank", seed=seed + seat, obs=config.obs, reroll=config.reroll
+            )
             done = np.zeros(per_seat, dtype=bool)
             while not done.all():
-                x = torch.from_numpy(seats.observe() if config.obs == "default" else
-                                     seats.batch.observe(seats.learner, obs=config.obs))
-                legal = seats.batch.legal_mask()
-                legal = reroll_mask(config.reroll, legal, seats.batch.dice)
-                mask = torch.from_numpy(legal.copy())
+                x = torch.from_numpy(seats.observe())
+                mask = torch.from_numpy(seats.legal_masks())
                 a = actor(x).masked_fill(~mask, -1e9).argmax(dim=-1).numpy()
-                a = spec_actions(config.reroll, a, seats.batch.dice)
                 seats.step(np.where(done, 0, a), active=~done)
                 done |= seats.batch.done
             points += float(((seats.final_rewards() + 1.0) / 2.0).sum())
