@@ -7,6 +7,9 @@
 that subcommand is invoked. A subcommand whose module (or one of its
 dependencies) is not installed still shows in ``--help`` and exits with status
 2 and a message naming the extra to install.
+
+Errors have argparse's form, naming the subcommand: ``shelfie play: error: ...``; an
+unknown option is reported by its subcommand's parser, under that subcommand's usage.
 """
 
 from __future__ import annotations
@@ -53,11 +56,9 @@ def _import_command(name: str) -> ModuleType:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise _Unavailable(
-                f"shelfie {name} is not available in this installation (no module {module_name})"
-            ) from None
+            raise _Unavailable(f"not available in this installation (no module {module_name})") from None
         raise _Unavailable(
-            f"shelfie {name} is not available in this installation: it needs the missing module "
+            f"not available in this installation: it needs the missing module "
             f"{exc.name!r} (pip install 'shelfie-env[{extra}]')"
         ) from None
 
@@ -76,12 +77,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_play_arguments(play)
-    play.set_defaults(_run=run_play)
+    play.set_defaults(_run=run_play, _parser=play)
     replay = sub.add_parser("replay", help="show a saved replay file", description="Show a saved replay.")
     add_replay_arguments(replay)
-    replay.set_defaults(_run=run_replay)
+    replay.set_defaults(_run=run_replay, _parser=replay)
     for name, (_module_name, help_text, _) in LAZY_COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.set_defaults(_parser=sp)
         if name != command:
             continue
         try:
@@ -106,12 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_in(argv)
     parser = build_parser(command if command in LAZY_COMMANDS else None)
-    if command in LAZY_COMMANDS:
-        args, _ = parser.parse_known_args(argv)
-        if getattr(args, "_unavailable", None):
-            print(f"shelfie: error: {args._unavailable}", file=sys.stderr)
-            return 2
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if getattr(args, "_unavailable", None):
+        print(f"shelfie {args.command}: error: {args._unavailable}", file=sys.stderr)
+        return 2
+    if unknown:
+        # the subcommand's parser reports them, under its own usage (the top level would show its usage)
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "_run", None)
     if run is None:
         parser.print_help()

@@ -104,13 +104,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie eval`` / ``shelfie arena``."""
+    command = getattr(args, "command", None) or "arena"
     try:
         if args.plot is not None:
             print(f"wrote {plot_run(args.plot, args.plot_out)}")
             if not args.bots:
                 return 0
         if not args.bots:
-            print("shelfie arena: give at least one bot (or --plot RUN)", file=sys.stderr)
+            print(f"shelfie {command}: error: give at least one bot (or --plot RUN)", file=sys.stderr)
             return 2
         result = run_arena(
             args.bots,
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             luck=args.luck,
         )
     except (ValueError, FileNotFoundError) as exc:
-        print(f"shelfie arena: {exc}", file=sys.stderr)
+        print(f"shelfie {command}: error: {exc}", file=sys.stderr)
         return 2
     md = to_markdown(result)
     print(md)

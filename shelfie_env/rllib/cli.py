@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
             log=lambda s: print(s, flush=True),
         )
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"shelfie train: {exc}", file=sys.stderr)
+        print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         run_dir = Path(cfg.run_dir if cfg is not None else ".")

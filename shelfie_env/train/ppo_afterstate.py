@@ -556,7 +556,7 @@ def train_cli(
     command that plays it (or, on Ctrl-C, the command that continues the run); returns the exit status."""
     run_dir = Path(cfg.run_dir)
     if resume and not (run_dir / "latest.pt").is_file():
-        print(f"shelfie train: --resume: no checkpoint {run_dir / 'latest.pt'}", file=sys.stderr)
+        print(f"shelfie train: error: --resume: no checkpoint {run_dir / 'latest.pt'}", file=sys.stderr)
         return 2
     source = f" (config {preset})" if preset else ""
     print(f"[train] {describe(cfg)}{source} -> {run_dir}", flush=True)
@@ -564,7 +564,7 @@ def train_cli(
     try:
         trainer.run(resume=resume, log=lambda s: print(s, flush=True))
     except (FileExistsError, FileNotFoundError) as exc:
-        print(f"shelfie train: {exc}", file=sys.stderr)
+        print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(interrupted_message(cfg, export), file=sys.stderr, flush=True)

@@ -608,7 +608,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, n, None) is not None
     ]
     if given:
-        print(f"shelfie train: {', '.join(given)} only apply to --backend rllib", file=sys.stderr)
+        print(f"shelfie train: error: {', '.join(given)} only apply to --backend rllib", file=sys.stderr)
         return 2
     resume = bool(getattr(args, "resume", False))
     try:
@@ -620,7 +620,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{cfg.run_dir} already holds a run; pass --resume or choose another --run-dir"
             )
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"shelfie train: {exc}", file=sys.stderr)
+        print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
     export = getattr(args, "export", None)
     preset = getattr(args, "config", None)
@@ -631,7 +631,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_dir = train(cfg, resume=resume, preset=str(preset) if preset else None)
     except (FileExistsError, FileNotFoundError, CheckpointMismatchError) as exc:
-        print(f"shelfie train: {exc}", file=sys.stderr)
+        print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(interrupted_message(cfg, export), file=sys.stderr, flush=True)

@@ -621,7 +621,7 @@ def run(args: Any) -> int:
     try:
         cfg = config_from_args(args)
     except (ValueError, FileNotFoundError) as exc:
-        print(f"shelfie train-td: {exc}", file=sys.stderr)
+        print(f"shelfie train-td: error: {exc}", file=sys.stderr)
         return 2
     trainer = TDTrainer(cfg)
     source = f" (config {args.config})" if args.config else ""
@@ -629,7 +629,7 @@ def run(args: Any) -> int:
     try:
         run_dir = trainer.run(resume=args.resume, log=lambda s: print(s, flush=True))
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"shelfie train-td: {exc}", file=sys.stderr)
+        print(f"shelfie train-td: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         where = None
