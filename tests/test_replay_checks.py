@@ -16,8 +16,8 @@ from shelfie_env.bots import make
 from shelfie_env.cli import main
 from shelfie_env.game.actions import STOP, action_kind, action_name
 from shelfie_env.game.engine import Game
-from shelfie_env.play import replay
 from shelfie_env.game.replay_check import ReplayError, follow
+from shelfie_env.play import replay
 
 
 def _game_record(seed: int = 11) -> dict[str, Any]:
