@@ -30,8 +30,10 @@ def test_every_keep_set_is_one_legal_spec_reroll() -> None:
         mask = keep_mask(spec_mask, dice)
         assert mask[0] == spec_mask[0] == 1 and (mask[64:] == spec_mask[64:]).all()
         for k in range(1, 64):
-            kept = set() if k == ALL else {f for f in range(6) if k >> f & 1}
+            kept = set() if k == ALL else {f for f in range(5) if k >> f & 1}
             want = sorted(d for d in dice.tolist() if d not in kept)
+            if k != ALL and k >> 5 & 1 and 5 in want:
+                want.remove(5)  # one joker kept
             assert bool(mask[k]) == bool(want)
             if not want:
                 continue
@@ -48,7 +50,8 @@ def test_keep_ids_hold_their_meaning_and_partial_rerolls_have_none() -> None:
     cats_and_jokers = 1 << 4 | 1 << 5
     for dice in ([0, 1, 4, 4, 5, 5], [2, 3, 3, 4, 5, 5], [0, 0, 0, 0, 4, 5]):
         spec = int(to_spec(cats_and_jokers, np.array(dice)))
-        assert all(d not in (4, 5) for d in _rerolled(spec, np.array(dice)))
+        rerolled = _rerolled(spec, np.array(dice))
+        assert 4 not in rerolled and rerolled.count(5) == max(dice.count(5) - 1, 0)
     assert int(to_spec(ALL, np.array([0, 1, 2, 3, 4, 5]))) == 63
     dice = np.array([0, 0, 0, 2, 4, 5])
     assert from_spec(0b000100, dice) is None  # the third plant alone
@@ -71,21 +74,22 @@ def test_batched_masks_and_translation_match_the_scalar_ones() -> None:
 
 
 def test_an_unknown_reroll_mode_is_refused() -> None:
-    with pytest.raises(ValueError, match="reroll must be one of 'ids', 'keep'"):
-        check_reroll_mode("faces")
+    for bad in ("faces", "keep1"):
+        with pytest.raises(ValueError, match="reroll must be one of 'ids', 'keep'"):
+            check_reroll_mode(bad)
 
 
-def test_keep1_keeps_one_joker_and_every_id_is_a_legal_spec_reroll() -> None:
+def test_the_joker_bit_keeps_one_joker_and_every_id_is_a_legal_spec_reroll() -> None:
     batch = BatchedGame(128, 2, seed=7)
     streams = seed_streams(3, 128)
     checked = 0
     for _ in range(60):
         spec_mask = batch.legal_mask()
-        mask = keep_mask(spec_mask, batch.dice, one_joker=True)
+        mask = keep_mask(spec_mask, batch.dice)
         for i in np.flatnonzero(spec_mask[:, 1:64].any(axis=1)):
             dice = batch.dice[i]
             for k in np.flatnonzero(mask[i, 1:64]) + 1:
-                spec = int(to_spec(k, dice, one_joker=True))
+                spec = int(to_spec(k, dice))
                 assert spec_mask[i, spec]
                 kept = [int(d) for j, d in enumerate(dice) if not spec >> j & 1]
                 assert kept.count(5) == (1 if k != ALL and k >> 5 & 1 and 5 in dice.tolist() else 0)

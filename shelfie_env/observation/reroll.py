@@ -2,14 +2,14 @@
 
 The SPEC's reroll ids 1..63 name dice by their *positions* among the sorted dice, so the
 same id rerolls a cat on one roll and a joker on the next. With ``reroll="keep"`` an env
-reads ids 1..63 of the reroll phase as a set of faces to keep instead: id ``k`` (``1..62``)
-keeps every die whose face ``f`` has bit ``f`` set in ``k`` (0–4 the symbols, 5 the
-joker) and rerolls all the others; id 63 rerolls all six. "Keep the cats and the jokers"
-is then one id on every roll. An id is legal when it rerolls at least one die (faces
-that are not showing may be named: they keep nothing). Id 0 (stop) and ids 64..119 keep
-their SPEC meaning. The option gives up partial rerolls of a face (two of three cats);
-each id is translated to the SPEC id that rerolls the same dice (:func:`to_spec`), so
-the game itself is unchanged.
+reads ids 1..63 of the reroll phase as the faces to keep instead: id ``k`` (``1..62``)
+keeps every die of each symbol ``f`` (0–4) whose bit ``f`` is set in ``k`` and, when bit 5
+is set, one joker; it rerolls all the other dice. Id 63 rerolls all six. "Chase the cats
+with a joker" is then one id on every roll. An id is legal when it rerolls at least one
+die (faces that are not showing may be named: they keep nothing). Id 0 (stop) and ids
+64..119 keep their SPEC meaning. The option gives up partial rerolls of a symbol (two of
+three cats) and keeping two jokers; each id is translated to the SPEC id that rerolls the
+same dice (:func:`to_spec`), so the game itself is unchanged.
 
 numpy only; every function takes one decision (``dice`` of shape ``(6,)``) or a batch
 (``(N, 6)``, masks ``(N, 120)``).
@@ -25,9 +25,8 @@ import numpy as np
 from shelfie_env.game.engine import Game
 from shelfie_env.game.errors import IllegalActionError
 
-REROLL_MODES = ("ids", "keep", "keep1")
-"""``ids``: the SPEC's reroll ids (default); ``keep``: reroll ids as sets of faces kept (module doc);
-``keep1``: the same, but bit 5 keeps one joker and rerolls the others."""
+REROLL_MODES = ("ids", "keep")
+"""``ids``: the SPEC's reroll ids (default); ``keep``: reroll ids as the faces kept (module doc)."""
 
 ALL = 63
 _KEEP = np.arange(64, dtype=np.int64)
@@ -42,46 +41,36 @@ def check_reroll_mode(reroll: object) -> str:
     return str(reroll)
 
 
-def _present(dice: np.ndarray) -> np.ndarray:
-    """Bit set of the faces showing, per decision."""
-    return np.bitwise_or.reduce(np.left_shift(1, np.asarray(dice, dtype=np.int64)), axis=-1)
-
-
-def keep_mask(mask: np.ndarray, dice: np.ndarray, one_joker: bool = False) -> np.ndarray:
+def keep_mask(mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """The legal mask under ``reroll="keep"`` from the SPEC ``mask`` and the sorted ``dice`` (a new array)."""
     out = np.array(mask, copy=True)
     rerolling = np.asarray(mask)[..., 1:64].any(axis=-1)
     d = np.asarray(dice, dtype=np.int64)
-    if one_joker:
-        rerolls_some = _kept(np.broadcast_to(_SETS, (*d.shape[:-1], 64))[..., None], d[..., None, :], True)
-        rerolls_some = (rerolls_some == 0).any(axis=-1)[..., 1:]
-    else:
-        rerolls_some = (_present(d)[..., None] & ~_KEEP[1:]) != 0
+    kept = _kept(np.broadcast_to(_SETS, (*d.shape[:-1], 64))[..., None], d[..., None, :])
+    rerolls_some = (kept == 0).any(axis=-1)[..., 1:]
     out[..., 1:64] = (rerolls_some & rerolling[..., None]).astype(out.dtype)
     return out
 
 
-def _kept(a: np.ndarray, d: np.ndarray, one_joker: bool) -> np.ndarray:
-    """1 where die ``d`` is kept by keep id ``a`` (broadcast; with ``one_joker`` only the first joker)."""
+def _kept(a: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """1 where die ``d`` is kept by keep id ``a`` (broadcast over both)."""
     kept = (_KEEP[np.clip(a, 0, 63)] >> d) & 1
-    if one_joker:  # dice are sorted, jokers (face 5) come last: keep the first of them only
-        joker = d == 5
-        first = joker & (np.cumsum(joker, axis=-1) == 1)
-        kept = np.where(joker, kept * first, kept)
-    return kept
+    joker = d == 5  # dice are sorted, jokers last: the first of them is the one kept
+    first = joker & (np.cumsum(joker, axis=-1) == 1)
+    return np.where(joker, kept * first, kept)
 
 
 _SETS = np.arange(64, dtype=np.int64)
 
 
-def to_spec(actions: np.ndarray | int, dice: np.ndarray, one_joker: bool = False) -> np.ndarray:
+def to_spec(actions: np.ndarray | int, dice: np.ndarray) -> np.ndarray:
     """SPEC ids of ``actions`` chosen under ``reroll="keep"`` (ids 1..63 of a reroll decision translated).
 
     ``actions`` must be legal under :func:`keep_mask`; ids 0 and 64..119 pass unchanged.
     """
     a = np.asarray(actions, dtype=np.int64)
     d = np.asarray(dice, dtype=np.int64)
-    kept = _kept(a[..., None], d, one_joker)
+    kept = _kept(a[..., None], d)
     spec = ((1 - kept) << _BITS).sum(axis=-1)
     return np.where((a >= 1) & (a < 64), spec, a)
 
@@ -100,12 +89,12 @@ def from_spec(action: int, dice: np.ndarray) -> int | None:
 
 def reroll_mask(reroll: str, mask: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """The legal mask in reroll encoding ``reroll`` (``mask`` itself for ``ids``)."""
-    return mask if reroll == "ids" else keep_mask(mask, dice, reroll == "keep1")
+    return mask if reroll == "ids" else keep_mask(mask, dice)
 
 
 def spec_actions(reroll: str, actions: np.ndarray | int, dice: np.ndarray) -> np.ndarray:
     """SPEC ids of ``actions`` chosen in reroll encoding ``reroll``."""
-    return np.asarray(actions) if reroll == "ids" else to_spec(actions, dice, reroll == "keep1")
+    return np.asarray(actions) if reroll == "ids" else to_spec(actions, dice)
 
 
 def game_mask(reroll: str, game: Game) -> np.ndarray:

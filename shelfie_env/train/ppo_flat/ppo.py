@@ -61,7 +61,7 @@ class PPOFlatConfig:
     obs: str = "features"
     """Observation: ``default`` (the SPEC vector) or ``features`` (plus the features block)."""
     reroll: str = "ids"
-    """Reroll choices: ``ids`` (the SPEC's, by dice position), ``keep`` (by the faces kept) or ``keep1``."""
+    """Reroll choices: ``ids`` (the SPEC's, by dice position), or ``keep`` (by the faces kept)."""
     num_envs: int = 256
     """Games played in lockstep."""
     num_steps: int = 32
