@@ -240,3 +240,95 @@ def test_rllib_env_config_reroll() -> None:
     np.testing.assert_array_equal(o["action_mask"], game_mask("keep", env.game))
     with pytest.raises(ValueError, match="reroll must be one of"):
         ShelfieMultiAgentEnv({"reroll": "faces"})
+
+
+# ------------------------------------------------------------------ score_reward
+W = 0.02
+
+
+def test_gym_versus_return_is_final_reward_plus_the_shaped_score() -> None:
+    env = gym.make("shelfie/Versus-v0", score_reward=W, opponents="greedy")
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total, term = 0.0, False
+        while not term:
+            _, r, term, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            total += r
+        rank = shelfie_v0.final_rewards(info["scores"], "rank")[info["seat"]]
+        assert total == pytest.approx(rank + W * info["score"])
+
+
+@pytest.mark.parametrize("vec", ["gym", "sb3"])
+def test_vector_versus_return_is_final_reward_plus_the_shaped_score(vec: str) -> None:
+    n = 8
+    if vec == "gym":
+        env = VersusVectorEnv(n, 3, opponents="random", seed=1, score_reward=W, autoreset_mode="SameStep")
+        env.reset(seed=1)
+    else:
+        env = ShelfieVecEnv(n, 3, opponents="random", seed=1, score_reward=W)
+        env.reset()
+    rng = np.random.default_rng(0)
+    totals = np.zeros(n)
+    checked = 0
+    for _ in range(600):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()], dtype=np.int64)
+        if vec == "gym":
+            _, r, done, _, info = env.step(acts)
+            scores, seats = info.get("scores"), info.get("seat")
+        else:
+            env.step_async(acts)
+            _, r, done, infos = env.step_wait()
+        totals += r
+        for i in np.flatnonzero(done):
+            if vec == "gym":
+                all_scores, seat = scores[i], seats[i]
+            else:
+                all_scores, seat = infos[i]["scores"], infos[i]["seat"]
+            rank = shelfie_v0.final_rewards(list(all_scores), "rank")[seat]
+            assert totals[i] == pytest.approx(rank + W * all_scores[seat])
+            totals[i] = 0.0
+            checked += 1
+    assert checked >= 8
+
+
+def test_aec_and_rllib_rewards_add_the_shaped_score() -> None:
+    env = shelfie_v0.env(num_players=2, score_reward=W)
+    env.reset(seed=4)
+    rng = np.random.default_rng(1)
+    totals: dict[str, float] = {}
+    for agent in env.agent_iter():
+        obs, r, term, _, info = env.last()
+        totals[agent] = totals.get(agent, 0.0) + r
+        env.step(None if term else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    scores = info["scores"]
+    for seat in range(2):
+        want = shelfie_v0.final_rewards(scores, "rank")[seat] + W * scores[seat]
+        assert totals[f"player_{seat}"] == pytest.approx(want)
+    pytest.importorskip("ray")
+    from shelfie_env.rllib.env import ShelfieMultiAgentEnv
+
+    menv = ShelfieMultiAgentEnv({"score_reward": W})
+    obs, _ = menv.reset(seed=2)
+    sums = {a: 0.0 for a in menv.possible_agents}
+    done = False
+    while not done:
+        ((agent, o),) = obs.items()
+        obs, rew, term, _, infos = menv.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+        for a, v in rew.items():
+            sums[a] += v
+        done = term["__all__"]
+    scores = infos["player_0"]["scores"]
+    for seat in range(2):
+        want = shelfie_v0.final_rewards(scores, "rank")[seat] + W * scores[seat]
+        assert sums[f"player_{seat}"] == pytest.approx(want)
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), "0.1", True])
+def test_a_bad_score_reward_is_refused(bad) -> None:
+    with pytest.raises(ValueError, match="score_reward must be"):
+        gym.make("shelfie/Versus-v0", score_reward=bad)
+    with pytest.raises(ValueError, match="score_reward must be"):
+        VersusVectorEnv(4, score_reward=bad)
+    with pytest.raises(ValueError, match="score_reward"):
+        ShelfieVecEnv(4, 1, score_reward=0.1)

@@ -17,6 +17,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from shelfie_env.envs.common import (
     check_num_players,
     check_reward_mode,
+    check_score_reward,
     final_rewards,
     game_dice,
     game_from_state,
@@ -43,6 +44,7 @@ def env(
     dice: str = "stream",
     obs: str = "default",
     reroll: str = "ids",
+    score_reward: float = 0.0,
 ) -> AECEnv:
     """The AEC env wrapped in PettingZoo's ``AssertOutOfBounds`` and ``OrderEnforcing`` wrappers.
 
@@ -57,6 +59,7 @@ def env(
         dice=dice,
         obs=obs,
         reroll=reroll,
+        score_reward=score_reward,
     )
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(aec))
 
@@ -144,12 +147,14 @@ class raw_env(AECEnv, EzPickle):
         dice: str = "stream",
         obs: str = "default",
         reroll: str = "ids",
+        score_reward: float = 0.0,
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice, obs, reroll)
+        EzPickle.__init__(self, num_players, render_mode, reward_mode, points, dice, obs, reroll, score_reward)
         super().__init__()
         self.dice = check_dice_mode(dice)
         self.obs = check_obs_mode(obs)
         self.reroll = check_reroll_mode(reroll)
+        self.score_reward = check_score_reward(score_reward)
         n = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
@@ -218,8 +223,15 @@ class raw_env(AECEnv, EzPickle):
         if action is None:
             raise ValueError(f"{agent} is on turn and must act; None is only for terminated agents")
         game = self.game
+        seat = self._seat[agent]
+        before = game.score(seat)
         game.step(game_action(self.reroll, game, action))  # IllegalActionError leaves the game unchanged
         self._cumulative_rewards[agent] = 0.0
+        if self.score_reward:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards[agent] = self.score_reward * (game.score(seat) - before)
+            if game.phase != OVER:
+                self._accumulate_rewards()
         if game.phase == OVER:
             self._finish(give_rewards=True)
         else:
@@ -231,8 +243,9 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         scores = game.scores()
         rewards = final_rewards(scores, self.reward_mode) if give_rewards else [0.0] * len(scores)
+        shaping = dict(self.rewards) if give_rewards and self.score_reward else {}
         for a, seat in self._seat.items():
-            self.rewards[a] = rewards[seat]
+            self.rewards[a] = rewards[seat] + shaping.get(a, 0.0)
             self.terminations[a] = True
             self.infos[a] = {"score": scores[seat], "scores": list(scores)}
         self._accumulate_rewards()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from collections.abc import Mapping, Sequence
@@ -118,6 +119,16 @@ def final_rewards(scores: Sequence[int], reward_mode: str) -> list[float]:
         else:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
     return out
+
+
+def check_score_reward(score_reward: object) -> float:
+    """``score_reward`` as a float >= 0 (the reward per point a player's own score gains), or ValueError."""
+    if isinstance(score_reward, bool) or not isinstance(score_reward, (int, float, np.integer, np.floating)):
+        raise ValueError(f"score_reward must be a number >= 0, got {score_reward!r}")
+    value = float(score_reward)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"score_reward must be a finite number >= 0, got {score_reward!r}")
+    return value
 
 
 def check_reward_mode(reward_mode: object) -> str:

@@ -23,6 +23,8 @@ draw, the opponents built from names and the action space's sampler.
   the game ends. The reward is 0 until the game ends; then it is the learner's
   final reward under ``reward_mode`` (``"rank"``, ``"score"`` or ``"margin"``,
   see :mod:`shelfie_env.shelfie_v0`), always from the learner's point of view.
+  ``score_reward=w`` adds ``w`` per point the learner's own score gains at every
+  step (a dense reward; default 0).
 
 Final ``info`` holds ``"score"`` (the learner's), ``"scores"`` (seat order) and
 ``"seat"``. Neither env truncates: every game ends.
@@ -43,6 +45,7 @@ from shelfie_env import bots as bots_module
 from shelfie_env.envs.common import (
     check_num_players,
     check_reward_mode,
+    check_score_reward,
     final_rewards,
     game_dice,
     game_from_state,
@@ -251,6 +254,7 @@ class VersusEnv(_ShelfieEnv):
         dice: str = "stream",
         obs: str = "default",
         reroll: str = "ids",
+        score_reward: float = 0.0,
     ) -> None:
         n = check_num_players(num_players, low=2)
         super().__init__(n, render_mode, points, dice, obs, reroll)
@@ -261,6 +265,7 @@ class VersusEnv(_ShelfieEnv):
         self.fixed_seat = None if seat is None else int(seat)
         self.seat = self.fixed_seat or 0
         self.reward_mode = check_reward_mode(reward_mode)
+        self.score_reward = check_score_reward(score_reward)
         if isinstance(opponents, str) or callable(getattr(opponents, "act", None)):
             specs: list[Any] = [opponents] * (n - 1)  # one name or bot for every opponent seat
         else:
@@ -308,11 +313,12 @@ class VersusEnv(_ShelfieEnv):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self._live_game()
+        before = game.score(self.seat)
         game.step(game_action(self.reroll, game, action))  # IllegalActionError leaves the game unchanged
         self._play_opponents()
-        reward = 0.0
+        reward = self.score_reward * (game.score(self.seat) - before)
         if game.phase == OVER:
-            reward = final_rewards(game.scores(), self.reward_mode)[self.seat]
+            reward += final_rewards(game.scores(), self.reward_mode)[self.seat]
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward, game.phase == OVER, False, self._info()

@@ -51,6 +51,7 @@ class ShelfieVecEnv(VecEnv):
         seed: int | None = None,
         obs: str = "default",
         reroll: str = "ids",
+        score_reward: float = 0.0,
     ) -> None:
         self.core = BatchedSeats(
             num_envs,
@@ -62,6 +63,7 @@ class ShelfieVecEnv(VecEnv):
             seed=seed,
             obs=obs,
             reroll=reroll,
+            score_reward=score_reward,
         )
         table = self.core.batch.table
         obs_space = observation_box(num_players, score_bound(table), obs, table)

@@ -10,7 +10,8 @@ observations, masks, rewards and resets are computed for all games at once.
   against ``num_players - 1`` opponent bots (the k-th in the k-th other seat,
   as in ``shelfie/Versus-v0``); its reward is 0 until the game
   ends, then its final reward under ``reward_mode`` (``"rank"``, ``"score"``,
-  ``"margin"``, as in :mod:`shelfie_env.shelfie_v0`). Opponents play inside
+  ``"margin"``, as in :mod:`shelfie_env.shelfie_v0`), plus ``score_reward`` per
+  point its own score gains at every step. Opponents play inside
   ``step``/``reset`` until the learner is on turn. ``"random"`` and
   ``"greedy"`` opponents (the built-in bots) play inside one compiled call for
   all games (random ones draw from per-game streams; greedy is the compiled
@@ -58,6 +59,7 @@ from shelfie_env.envs.common import (
     action_array,
     check_num_players,
     check_reward_mode,
+    check_score_reward,
     observation_box,
     score_bound,
 )
@@ -86,9 +88,13 @@ class BatchedSeats:
         seed: int | None = None,
         obs: str = "default",
         reroll: str = "ids",
+        score_reward: float = 0.0,
     ) -> None:
         self.obs = check_obs_mode(obs)
         self.reroll = check_reroll_mode(reroll)
+        self.score_reward = check_score_reward(score_reward)
+        if self.score_reward and num_players == 1:
+            raise ValueError("score_reward: a solo game's reward is already its score change; use it with rivals")
         self.batch = BatchedGame(num_envs, num_players, points, seed)
         self.num_envs = self.batch.num_envs
         self.num_players = n = self.batch.num_players
@@ -190,9 +196,9 @@ class BatchedSeats:
         if self.num_players == 1:
             rewards = b.scores[:, 0] - before
         else:
-            rewards = np.zeros(self.num_envs, dtype=np.float64)
+            rewards = self.score_reward * (b.scores[rows, self.learner] - before)
             if ended.any():
-                rewards[ended] = self.final_rewards(ended)
+                rewards[ended] += self.final_rewards(ended)
         if active is not None:
             rewards = np.where(active, rewards, 0.0)
             self.ep_length += active
@@ -395,6 +401,7 @@ class SoloVectorEnv(_ShelfieVectorEnv):
         render_mode: str | None = None,
         obs: str = "default",
         reroll: str = "ids",
+        score_reward: float = 0.0,
     ) -> None:
         _no_render(render_mode)
         super().__init__(
@@ -418,6 +425,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
         render_mode: str | None = None,
         obs: str = "default",
         reroll: str = "ids",
+        score_reward: float = 0.0,
     ) -> None:
         _no_render(render_mode)
         super().__init__(
@@ -431,6 +439,7 @@ class VersusVectorEnv(_ShelfieVectorEnv):
             seed=seed,
             obs=obs,
             reroll=reroll,
+            score_reward=score_reward,
         )
 
 

@@ -23,6 +23,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from shelfie_env.envs.common import (
     check_num_players,
     check_reward_mode,
+    check_score_reward,
     final_rewards,
     game_from_state,
     observation_box,
@@ -68,18 +69,18 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
 
     ``config`` (RLlib's ``env_config``) takes ``num_players`` (1-4, default 2),
     ``reward_mode`` (``rank``, ``score`` or ``margin``), ``points`` (a 5x5
-    points table), ``obs`` (``default`` or ``features``) and ``reroll`` (``ids`` or
-    ``keep``; docs/environment.md).
+    points table), ``obs`` (``default`` or ``features``), ``reroll`` (``ids`` or
+    ``keep``) and ``score_reward`` (reward per point of own score gained; docs/environment.md).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        unknown = sorted(set(config) - {"num_players", "reward_mode", "points", "obs", "reroll"})
+        known = ("num_players", "reward_mode", "points", "obs", "reroll", "score_reward")
+        unknown = sorted(set(config) - set(known))
         if unknown:
-            raise ValueError(
-                f"unknown env_config key(s) {unknown}; known: num_players, reward_mode, points, obs, reroll"
-            )
+            raise ValueError(f"unknown env_config key(s) {unknown}; known: {', '.join(known)}")
+        self.score_reward = check_score_reward(config.get("score_reward", 0.0))
         self.obs = check_obs_mode(config.get("obs", "default"))
         self.reroll = check_reroll_mode(config.get("reroll", "ids"))
         n = self.num_players = check_num_players(config.get("num_players", 2))
@@ -138,10 +139,13 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
             raise ValueError(
                 f"{agent} is on turn: step() takes {{{agent!r}: action}}, got {sorted(action_dict)}"
             )
+        before = game.score(self._seat[agent])
         game.step(game_action(self.reroll, game, action_dict[agent]))  # IllegalActionError: unchanged
+        shaping = self.score_reward * (game.score(self._seat[agent]) - before)
         if game.phase == OVER:
             scores = game.scores()
             rewards = final_rewards(scores, self.reward_mode)
+            rewards[self._seat[agent]] += shaping
             done = {a: True for a in self.possible_agents}
             infos = {a: {"score": scores[s], "scores": list(scores)} for a, s in self._seat.items()}
             obs = {a: self._observe(s) for a, s in self._seat.items()}  # the final position, all-zero masks
@@ -154,10 +158,10 @@ class ShelfieMultiAgentEnv(MultiAgentEnv):
                 infos,
             )
         nxt = self.possible_agents[game.current]
-        # RLlib wants a reward for every agent that acts or observes; they are 0 until the end.
+        # RLlib wants a reward for every agent that acts or observes; 0 until the end but the shaping.
         return (
             {nxt: self._observe(game.current)},
-            {agent: 0.0, nxt: 0.0},
+            {nxt: 0.0, agent: float(shaping)},
             {"__all__": False},
             {"__all__": False},
             {},
