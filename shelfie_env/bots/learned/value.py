@@ -11,12 +11,13 @@ over the dice and every circle by its best completion
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots.learned.afterstate import AfterstateNet
+from shelfie_env.bots.learned.afterstate import AfterstateNet, afterstates, final_reward
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.expect_head import NUM_SETS
 from shelfie_env.bots.learned.policy import read_weights
@@ -24,7 +25,7 @@ from shelfie_env.bots.learned.reply import ReplySearch
 from shelfie_env.bots.planner.evaluation import Weights
 from shelfie_env.bots.planner.placements import SET_MASKS
 from shelfie_env.bots.planner.search import action_values, best_action
-from shelfie_env.game.engine import REROLL, Game
+from shelfie_env.game.engine import CIRCLE, REROLL, Game
 from shelfie_env.game.scoring import FULL
 
 SET_INDEX = {int(m): i for i, m in enumerate(SET_MASKS)}
@@ -40,8 +41,9 @@ class LearnedContext:
     valid for the whole turn (sets are relative to the turn's starting shelf).
     """
 
-    def __init__(self, game: Game, values: np.ndarray) -> None:
+    def __init__(self, game: Game, values: np.ndarray, stay: float | None = None) -> None:
         self.game = game
+        self.stay = stay
         self.weights = _NO_DEEP
         p = self.player = game.current
         self.rivals = [q for q in range(game.num_players) if q != p]
@@ -52,7 +54,14 @@ class LearnedContext:
         self.turn = (p, tuple(game.circled), tuple(game.crossed))
 
     def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
-        return self.values[[SET_INDEX[int(s)] for s in np.asarray(sets).ravel()]]
+        flat = [int(s) for s in np.asarray(sets).ravel()]
+        if 0 not in flat:
+            return self.values[[SET_INDEX[s] for s in flat]]
+        if self.stay is None:
+            raise ValueError("ending the turn with no more circles needs the context's stay value")
+        out = self.values[[SET_INDEX.get(s, 0) for s in flat]]
+        out[[i for i, s in enumerate(flat) if s == 0]] = self.stay
+        return out
 
     def evaluate_crosses(self, rows: list[int]) -> np.ndarray:
         return self.values[NUM_SETS + np.asarray(rows, dtype=np.int64)]
@@ -119,7 +128,7 @@ class ValueBot:
     def context(self, game: Game) -> LearnedContext:
         """The turn's context (one network forward per turn)."""
         if self._ctx is None or not self._ctx.matches(game):
-            self._ctx = LearnedContext(game, self.net.values_of(game))
+            self._ctx = LearnedContext(game, self.net.values_of(game), stay_value(self.net, game))
         return self._ctx
 
     def act_game(self, game: Game) -> int:
@@ -136,6 +145,42 @@ class ValueBot:
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
+
+    def act_many(self, games: Sequence[Game]) -> list[int]:
+        """:meth:`act_game` of each game, with one network forward for all their turns."""
+        for game in games:
+            if game.num_players != self.num_players:
+                raise ValueError(
+                    f"this model plays {self.num_players}-player games, a game has {game.num_players}"
+                )
+            if game.over:
+                raise ValueError("no legal action: a game is over")
+        out = []
+        for game, ctx in zip(games, turn_contexts(self.net, games)):
+            use: Any = ctx
+            if self.search is not None and game.phase != REROLL:
+                use = SearchedContext(ctx, game, self.search)
+            out.append(best_action(action_values(game, ctx=use)))
+        return out
+
+    def act_batch(self, batch: Any, rows: np.ndarray) -> np.ndarray:
+        """The actions of games ``rows`` of a :class:`~shelfie_env.batched.BatchedGame` (one forward)."""
+        return np.array(self.act_many([batch.to_game(int(i)) for i in rows]), dtype=np.int64)
+
+
+def turn_contexts(net: AfterstateNet, games: Sequence[Game]) -> list[LearnedContext]:
+    """``LearnedContext(g, net.values_of(g))`` of each game, with one network forward for all."""
+    return [LearnedContext(g, v, stay_value(net, g)) for g, v in zip(games, net.values_many(list(games)))]
+
+
+def stay_value(net: AfterstateNet, game: Game) -> float | None:
+    """The value of ending the turn as the shelves stand, for a context built after a circle of the
+    turn (a position loaded mid-turn, where ending the turn circles nothing beyond the context's
+    shelf); ``None`` elsewhere."""
+    if game.phase != CIRCLE or game.circles == 0:
+        return None
+    feats, over, scores = afterstates(game, np.zeros(1, np.int64), np.zeros(0, np.int64))
+    return float(final_reward(scores, net.margin_coef)[0] if over[0] else net(feats)[0])
 
 
 def load_value_bot(
@@ -183,6 +228,9 @@ class ShippedValueBot:
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
+
+    def act_batch(self, batch: Any, rows: np.ndarray) -> np.ndarray:
+        return self.model_for(batch.num_players).act_batch(batch, rows)
 
 
 def make_td(
