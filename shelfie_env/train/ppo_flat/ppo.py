@@ -568,7 +568,7 @@ def export_agent(
     card = make_card(
         config.players,
         algo=ALGO,
-        config={**dataclasses.asdict(config), "activation": "tanh"},
+        config={k: v for k, v in dataclasses.asdict(config).items() if k != "run_dir"} | {"activation": "tanh"},
         steps=steps,
         wall_time_s=train_s,
         obs=config.obs,
