@@ -335,38 +335,37 @@ def rollout_values(
     policy: BasePolicy | str = DEFAULT_POLICY,
     seed: int = 0,
     extra: int = 0,
-    margin: float = 3.0,
+    focus: int = 4,
     actions: Sequence[int] | None = None,
 ) -> RolloutValues:
     """Value every legal action of ``game`` (or ``actions``) by ``rollouts`` rollouts each.
 
-    Rollout ``k`` of every action is dealt the dice tape ``seed + k``. With ``extra``, the actions
-    whose gap to the best is within ``margin`` standard errors (the contenders) get ``extra`` more
-    rollouts each (tapes ``seed + rollouts …``), so the best action is known where it is close.
+    Rollout ``k`` of every action is dealt the dice tape ``seed + k``. With ``extra``, the ``focus``
+    actions of highest value after those rollouts get ``extra`` more each (tapes ``seed + rollouts``
+    on), so the best action and its closest rivals are the most precise.
     """
-    if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 2:
-        raise ValueError(f"rollouts must be an integer of at least 2, got {rollouts!r}")
-    if isinstance(extra, bool) or not isinstance(extra, int) or extra < 0:
-        raise ValueError(f"extra must be a non-negative integer, got {extra!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    for name, v, low in (
+        ("rollouts", rollouts, 2),
+        ("extra", extra, 0),
+        ("focus", focus, 1),
+        ("seed", seed, 0),
+    ):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise ValueError(f"{name} must be an integer of at least {low}, got {v!r}")
     base = policy if isinstance(policy, BasePolicy) else BasePolicy(game.num_players, policy)
     acts = list(game.legal_actions() if actions is None else actions)
     if not acts:
         raise ValueError("the position has no legal action (the game is over)")
-    seeds = list(range(seed, seed + rollouts))
-    raw, cor = simulate(game, acts, seeds, base)
+    raw, cor = simulate(game, acts, list(range(seed, seed + rollouts)), base)
     raws, cors = list(raw), list(cor)
-    first = summarise(acts, raws, cors)
     if extra and len(acts) > 1:
-        gap = first.value.max() - first.value
-        close = [i for i in range(len(acts)) if gap[i] <= margin * max(first.gap_se[i], 1e-9)]
-        if len(close) > 1:
-            more = list(range(seed + rollouts, seed + rollouts + extra))
-            raw2, cor2 = simulate(game, [acts[i] for i in close], more, base)
-            for j, i in enumerate(close):
-                raws[i] = np.concatenate([raws[i], raw2[j]])
-                cors[i] = np.concatenate([cors[i], cor2[j]])
+        first = summarise(acts, raws, cors)
+        top = [int(i) for i in np.argsort(-first.value, kind="stable")[:focus]]
+        more = list(range(seed + rollouts, seed + rollouts + extra))
+        raw2, cor2 = simulate(game, [acts[i] for i in top], more, base)
+        for j, i in enumerate(top):
+            raws[i] = np.concatenate([raws[i], raw2[j]])
+            cors[i] = np.concatenate([cors[i], cor2[j]])
     return summarise(acts, raws, cors)
 
 

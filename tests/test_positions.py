@@ -1,0 +1,77 @@
+"""Positions: drawn from games of mixed bots on a deal set, labelled, saved and loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shelfie_env.arena.positions import (
+    draw_positions,
+    label_file,
+    label_position,
+    load_positions,
+    main,
+    precision,
+    save_positions,
+)
+from shelfie_env.arena.rollouts import BasePolicy
+from shelfie_env.game.engine import Game
+
+TINY = {"rollouts": 2, "extra": 2, "focus": 2, "policy": "td"}
+
+
+def test_draw_is_deterministic_and_on_the_part_deals() -> None:
+    a = list(draw_positions(2, "test", 6))
+    b = list(draw_positions(2, "test", 6))
+    assert a == b and len(a) == 6
+    assert len({r["id"] for r in a}) == 6
+    assert all(30_000_000 <= r["deal"] < 30_000_010 for r in a)
+    sel = list(draw_positions(2, "selection", 2))
+    assert all(10_000_000 <= r["deal"] < 10_000_010 for r in sel)
+    for r in a:
+        g = Game.from_dict(r["state"])
+        assert len(g.legal_actions()) > 1
+        assert r["phase"] in ("reroll", "circle", "cross")
+        assert r["mover"] == r["bots"][g.current]
+
+
+def test_label_values_every_legal_action() -> None:
+    rec = next(iter(draw_positions(3, "test", 1)))
+    out = label_position(rec, BasePolicy(3), TINY)
+    lab = out["label"]
+    assert lab["actions"] == list(Game.from_dict(rec["state"]).legal_actions())
+    assert len(lab["value"]) == len(lab["se"]) == len(lab["gap_se"]) == len(lab["actions"])
+    assert lab["rollouts"] == 2 and max(lab["rollouts_per_action"]) == (4 if len(lab["actions"]) > 1 else 2)
+
+
+def test_save_load_round_trip_and_resume(tmp_path: Path) -> None:
+    out = tmp_path / "p.jsonl"
+    assert label_file(2, "test", 2, out, TINY, progress=False) == 2
+    assert label_file(2, "test", 3, out, TINY, progress=False) == 1  # the first two are kept
+    recs = load_positions(out)
+    assert [r["id"] for r in recs] == [r["id"] for r in draw_positions(2, "test", 3)]
+    gz = tmp_path / "p.jsonl.gz"
+    assert save_positions(recs, gz) == 3
+    assert load_positions(gz) == recs
+    assert load_positions(gz, players=3) == [] and len(load_positions(gz, part="test")) == 3
+    p = precision(recs)
+    assert p["positions"] == 3 and 0 <= p["share_separated_2se"] <= 1
+
+
+def test_bad_files_and_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    with pytest.raises(ValueError, match="line 1"):
+        load_positions(bad)
+    bad.write_text(json.dumps({"id": 1}) + "\n")
+    with pytest.raises(ValueError, match="'state' and 'label'"):
+        load_positions(bad)
+    with pytest.raises(FileNotFoundError):
+        load_positions(tmp_path / "none.jsonl")
+    with pytest.raises(ValueError, match="part"):
+        next(draw_positions(2, "train", 1))
+    with pytest.raises(SystemExit):
+        main(["info", str(tmp_path / "none.jsonl")])
+    assert "no positions file" in capsys.readouterr().err
