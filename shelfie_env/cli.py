@@ -32,6 +32,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "train",
     ),
     "eval": ("shelfie_env.arena.cli", "another name of `shelfie arena` (the same command)", "train"),
+    "errors": (
+        "shelfie_env.arena.errors",
+        "a bot's error rate: value lost per decision against rollout-labelled positions",
+        "train",
+    ),
     "train": (
         "shelfie_env.train.run",
         "train a policy by self-play (PPO with the after-state policy; --algo maskable_ppo)",

@@ -1,0 +1,160 @@
+"""Error rates: a bot's mean value lost per decision against the rollout-best action.
+
+On every labelled position (:mod:`.positions`) the bot chooses an action; its **loss** is the
+rollout value of the best action minus that of the chosen one (rank-reward units for the player
+on turn: at two players 0.01 is half a point of score rate in one decision). The **error rate**
+is the mean loss over the positions, with a 95 % interval over positions, by phase, by table size,
+and the share of large errors (loss above :data:`LARGE`).
+
+Each action's label is an unbiased rollout estimate, so the difference between two bots' error
+rates is unbiased. The best action's value is the largest of noisy estimates and so sits above
+the truth: every bot's error rate includes the same offset (docs/errors.md says how large).
+
+``shelfie errors BOT [--players N] [--part test|selection] [--json FILE]`` prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.arena.positions import load_positions
+from shelfie_env.bots import Bot, act_on_game
+from shelfie_env.game.engine import Game
+
+LARGE = 0.1
+"""A large error: a decision that loses more than this (rank reward; at two players 5 points of score rate)."""
+
+
+def _summary(losses: np.ndarray) -> dict[str, Any]:
+    n = len(losses)
+    sd = float(losses.std(ddof=1)) if n > 1 else float("nan")
+    mean = float(losses.mean()) if n else float("nan")
+    return {
+        "positions": n,
+        "error_rate": mean,
+        "ci95": [mean - 1.96 * sd / np.sqrt(n), mean + 1.96 * sd / np.sqrt(n)] if n > 1 else [mean, mean],
+        "large_share": float((losses > LARGE).mean()) if n else float("nan"),
+    }
+
+
+def error_rates(
+    bot: Bot | str,
+    players: int | None = 2,
+    part: str = "test",
+    positions: str | Path | Sequence[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """``bot``'s error rate on the labelled positions of ``part`` at ``players`` players (``None``: all).
+
+    ``bot`` is a bot spec (``"td:depth=2"``) or an object with ``act(state)``; ``positions`` a
+    positions file or records (default: the shipped set). Returns a JSON-ready dict with at least
+    ``positions``, ``error_rate`` and ``ci95``, and ``by_phase``, ``by_players``, ``large_share``,
+    ``best_share`` (decisions that are the label's best) and ``ms_per_decision``.
+    """
+    if part not in ("test", "selection"):
+        raise ValueError(f"part must be 'test' or 'selection', got {part!r}")
+    if isinstance(positions, (str, Path)) or positions is None:
+        records = load_positions(positions, players=players, part=part)
+        source = str(positions) if positions is not None else "shipped"
+    else:
+        records = [r for r in positions if (players is None or r["players"] == players) and r["part"] == part]
+        source = "records"
+    if not records:
+        raise ValueError(f"no labelled {part} positions at {players} players in {source}")
+    name = bot if isinstance(bot, str) else getattr(bot, "name", type(bot).__name__)
+    bots = _bots(bot, sorted({r["players"] for r in records}))
+    losses, best, phases, sizes, clock = [], [], [], [], 0.0
+    for rec in records:
+        lab = rec["label"]
+        game = Game.from_dict(rec["state"])
+        t0 = time.perf_counter()
+        action = act_on_game(bots[rec["players"]](), game)
+        clock += time.perf_counter() - t0
+        if action not in lab["actions"]:
+            raise ValueError(f"{name} played {action} in position {rec['id']}, not a legal action there")
+        v = np.array(lab["value"])
+        i = lab["actions"].index(action)
+        losses.append(float(v.max() - v[i]))
+        best.append(i == int(np.argmax(v)))
+        phases.append(rec["phase"])
+        sizes.append(rec["players"])
+    loss = np.array(losses)
+    out: dict[str, Any] = {"bot": name, "players": players, "part": part, "positions_file": source}
+    out.update(_summary(loss))
+    out["large_threshold"] = LARGE
+    out["best_share"] = float(np.mean(best))
+    out["ms_per_decision"] = 1000 * clock / len(records)
+    out["by_phase"] = {
+        ph: _summary(loss[[p == ph for p in phases]]) for ph in ("reroll", "circle", "cross") if ph in phases
+    }
+    out["by_players"] = {str(n): _summary(loss[[s == n for s in sizes]]) for n in sorted(set(sizes))}
+    return out
+
+
+def _bots(bot: Bot | str, sizes: list[int]) -> dict[int, Callable[[], Bot]]:
+    """A maker of a fresh bot per table size (a spec is checked for each size): every position is
+    asked of a fresh bot, since bots that follow a game keep state from turn to turn."""
+    if not isinstance(bot, str):
+        return {n: (lambda: bot) for n in sizes}  # type: ignore[misc]
+    import inspect
+
+    from shelfie_env.bots import check_table, factory, make
+    from shelfie_env.bots.spec import parse_spec
+
+    name, options = parse_spec(bot)
+    takes_size = "num_players" in inspect.signature(factory(name)).parameters
+    out: dict[int, Callable[[], Bot]] = {}
+    for n in sizes:
+        check_table(name, n)
+        kwargs = {**options, "num_players": n} if takes_size else dict(options)
+        make(name, **kwargs)  # a bad option fails here, once
+        out[n] = lambda kwargs=kwargs: make(name, **kwargs)  # type: ignore[misc]
+    return out
+
+
+def format_report(r: dict[str, Any]) -> str:
+    """A few lines of text of an :func:`error_rates` result."""
+    lo, hi = r["ci95"]
+    lines = [
+        f"{r['bot']}: error rate {r['error_rate']:.4f} [{lo:.4f}, {hi:.4f}] per decision over "
+        f"{r['positions']} {r['part']} positions ({r['players'] or 'all'} players); "
+        f"large errors (> {r['large_threshold']}) {100 * r['large_share']:.1f} %, "
+        f"the label's best {100 * r['best_share']:.1f} %, "
+        f"{r['ms_per_decision']:.1f} ms a decision"
+    ]
+    for key in ("by_phase", "by_players"):
+        for k, s in r[key].items():
+            lo, hi = s["ci95"]
+            lines.append(f"  {k:>7}: {s['error_rate']:.4f} [{lo:.4f}, {hi:.4f}] ({s['positions']} positions)")
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bot", metavar="BOT", help="a bot spec, e.g. td, planner, td:depth=2")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="table size (default 2)")
+    parser.add_argument(
+        "--part", default="test", choices=("test", "selection"), help="positions part (default test)"
+    )
+    parser.add_argument("--positions", default=None, help="a positions file (default: the shipped set)")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    parser: argparse.ArgumentParser = args._parser
+    try:
+        result = error_rates(args.bot, args.players, args.part, args.positions)
+    except (ValueError, FileNotFoundError) as exc:
+        parser.error(str(exc))
+    print(format_report(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+__all__ = ["LARGE", "error_rates", "format_report"]

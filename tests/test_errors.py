@@ -1,0 +1,77 @@
+"""Error rates: the loss against the rollout-best action, by phase and table size; `shelfie errors`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shelfie_env.arena.errors import error_rates
+from shelfie_env.arena.positions import draw_positions, save_positions
+from shelfie_env.cli import main
+from shelfie_env.game.engine import Game
+
+
+def _records() -> list[dict[str, Any]]:
+    """Real positions with made-up labels: the lowest legal id is worth 0.5, every other action 0.2."""
+    out = []
+    for players in (2, 3):
+        for rec in draw_positions(players, "test", 3):
+            acts = list(Game.from_dict(rec["state"]).legal_actions())
+            value = [0.5] + [0.2] * (len(acts) - 1)
+            label = {"actions": acts, "value": value, "se": [0.01] * len(acts), "gap_se": [0.0] * len(acts)}
+            out.append({**rec, "label": label})
+    return out
+
+
+class Lowest:
+    name = "lowest"
+
+    def act(self, state: dict[str, Any]) -> int:
+        return min(Game.from_dict(state).legal_actions())
+
+
+class Highest:
+    name = "highest"
+
+    def act(self, state: dict[str, Any]) -> int:
+        return max(Game.from_dict(state).legal_actions())
+
+
+def test_losses_are_value_gaps() -> None:
+    recs = _records()
+    best = error_rates(Lowest(), 2, positions=recs)
+    assert best["positions"] == 3 and best["error_rate"] == 0.0 and best["best_share"] == 1.0
+    worst = error_rates(Highest(), None, positions=recs)
+    assert worst["positions"] == 6
+    assert worst["error_rate"] == pytest.approx(0.3) and worst["large_share"] == 1.0
+    assert set(worst["by_players"]) == {"2", "3"}
+    assert sum(s["positions"] for s in worst["by_phase"].values()) == 6
+    assert worst["ci95"][0] <= worst["error_rate"] <= worst["ci95"][1]
+
+
+def test_bot_specs_and_bad_input() -> None:
+    recs = _records()
+    r = error_rates("greedy", 3, positions=recs)
+    assert r["bot"] == "greedy" and r["positions"] == 3 and 0.0 <= r["error_rate"] <= 0.3
+    with pytest.raises(ValueError, match="unknown bot"):
+        error_rates("nobody", 2, positions=recs)
+    with pytest.raises(ValueError, match="no labelled"):
+        error_rates("greedy", 4, positions=recs)
+    with pytest.raises(ValueError, match="part"):
+        error_rates("greedy", 2, part="train", positions=recs)
+
+
+def test_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.jsonl.gz"
+    save_positions(_records(), path)
+    out = tmp_path / "r.json"
+    assert main(["errors", "greedy", "--positions", str(path), "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert {"positions", "error_rate", "ci95", "by_phase", "large_share"} <= set(data)
+    assert "greedy: error rate" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["errors", "greedy", "--positions", str(tmp_path / "none.jsonl")])
+    assert "shelfie errors: error: no positions file" in capsys.readouterr().err
