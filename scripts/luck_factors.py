@@ -13,7 +13,8 @@ the file's ``games``:
 * the **games factor** of each method against plain games (raw results, each game
   counted alone): ``var(raw game) / (k · var(unit))``, where a unit is a game
   (k = 1) or, for duplicate, a deal's mean over its k seatings. A factor of 5
-  means the method reaches the interval of 5·N plain games with N games;
+  means the method reaches the interval of 5·N plain games with N games; ``none``
+  when either variance is zero (no ratio is defined);
 * the 95 % interval half-width (in score-rate points) each method gives at the
   file's number of games.
 
@@ -44,11 +45,18 @@ def _per_game(res: dict, bot: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(raw, float), np.array(cor, float), np.array(deal)
 
 
-def factors(raw: np.ndarray, cor: np.ndarray, deal: np.ndarray) -> dict[str, float]:
-    """The four methods' games factors against plain games (module doc)."""
+def factors(raw: np.ndarray, cor: np.ndarray, deal: np.ndarray) -> dict[str, float | None]:
+    """The four methods' games factors against plain games (module doc); ``None`` where a variance is zero."""
     per_game = method_variances(raw, cor, deal)
     base = per_game["plain"]
-    return {m: (base / v if v > 0 else float("inf")) for m, v in per_game.items()}
+    return {m: (base / v if v > 0 and base > 0 else None) for m, v in per_game.items()}
+
+
+def _factor(f: float | None, ci: list[float] | None = None) -> str:
+    """``5.07 [4.34, 5.98]``, or ``none`` (module doc)."""
+    if f is None:
+        return "none"
+    return f"{f:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
 
 
 def method_variances(raw: np.ndarray, cor: np.ndarray, deal: np.ndarray) -> dict[str, float]:
@@ -78,8 +86,9 @@ def _bootstrap(raw: np.ndarray, cor: np.ndarray, deal: np.ndarray, n: int, seed:
         # Relabel resampled deals so that a deal drawn twice counts as two deals.
         new_deal = np.repeat(np.arange(len(pick)), [len(index[d]) for d in pick])
         for key, value in factors(raw[idx], cor[idx], new_deal).items():
-            draws[key].append(value)
-    return {k: [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))] for k, v in draws.items()}
+            if value is not None:
+                draws[key].append(value)
+    return {k: [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))] for k, v in draws.items() if v}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,16 +116,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path.name}: {bot} against {opp}, {cfg['players']} players, {n} games on {cfg['deals']} deals, luck by {cfg['luck']}")
             print(f"  sd of one game: raw {raw.std(ddof=1):.3f}, corrected {cor.std(ddof=1):.3f}")
             for m in ("luck", "duplicate", "duplicate + luck"):
-                lo, hi = ci.get(m, [float("nan")] * 2)
-                print(f"  {m:<17} games factor {f[m]:5.2f} [{lo:.2f}, {hi:.2f}]  ±{half[m]:.2f} points at {n} games (plain ±{half['plain']:.2f})")
+                print(f"  {m:<17} games factor {_factor(f[m], ci.get(m))}  ±{half[m]:.2f} points at {n} games (plain ±{half['plain']:.2f})")
     if args.markdown:
         print("| players | bot | against | games | games factor: luck | duplicate | duplicate + luck | ± points at these games: plain → duplicate + luck |")
         print("|---:|---|---|---:|---:|---:|---:|---:|")
         for players, bot, opp, n, _, _, f, ci, half, _ in rows:
-            cells = []
-            for m in ("luck", "duplicate", "duplicate + luck"):
-                lo, hi = ci.get(m, [float("nan")] * 2)
-                cells.append(f"{f[m]:.2f} [{lo:.2f}, {hi:.2f}]")
+            cells = [_factor(f[m], ci.get(m)) for m in ("luck", "duplicate", "duplicate + luck")]
             print(f"| {players} | `{bot}` | `{opp}` | {n:,} | " + " | ".join(cells) + f" | ±{half['plain']:.1f} → ±{half['duplicate + luck']:.1f} |")
     return 0
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shelfie_env.arena.protocol import run_arena
-from shelfie_env.arena.report import to_markdown
+from shelfie_env.arena.report import games_factor, to_markdown
+from shelfie_env.arena.results import clipped
 from shelfie_env.arena.values import DEFAULT_LUCK
 from shelfie_env.bots import Bot
 
@@ -46,11 +47,14 @@ class EvaluationRow:
     units: int
     raw: dict[str, Any]
     corrected: dict[str, Any] | None
-    variance_ratio: float | None
+    variance_ratio: float | None  # the games factor; None when raw or corrected results do not vary
 
     @property
     def score_rate(self) -> float:
-        """Luck-corrected score rate (wins + half the ties) when luck was measured, else the raw one."""
+        """Luck-corrected score rate (wins + half the ties) when luck was measured, else the raw one.
+
+        The corrected rate is an unbiased estimate and can leave [0, 1] by a little (``str()`` prints
+        it cut to the range)."""
         return (self.corrected or self.raw)["score_rate"]
 
 
@@ -68,10 +72,10 @@ class Evaluation:
             lo, hi = r.raw["score_rate_ci95"]
             text = f"  vs {r.opponent:<10} {r.games} games: raw {100 * r.raw['score_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
             if r.corrected is not None:
-                lo, hi = r.corrected["score_rate_ci95"]
-                text += f", luck-corrected {100 * r.corrected['score_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-                if r.variance_ratio:
-                    text += f" ({r.variance_ratio:.1f}x fewer games)"
+                c = clipped(r.corrected)
+                lo, hi = c["score_rate_ci95"]
+                text += f", luck-corrected {100 * c['score_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+                text += f", games factor {games_factor(r.variance_ratio)}"
             lines.append(text)
         return "\n".join(lines)
 

@@ -49,24 +49,13 @@ from shelfie_env.arena.luck import (
     own_luck,
 )
 from shelfie_env.arena.ratings import rate
-from shelfie_env.arena.results import result_stats
+from shelfie_env.arena.results import result_stats, wilson
 from shelfie_env.arena.values import make_value
 from shelfie_env.bots import Bot, act_on_game, available, check_table
 from shelfie_env.bots.spec import build_bot, parse_spec
 from shelfie_env.envs.common import final_rewards
 from shelfie_env.game.dice import check_dice_mode, dice_source
 from shelfie_env.game.engine import Game
-
-
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion ``k / n``."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = k / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def play_game(

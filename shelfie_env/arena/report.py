@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.arena.results import clipped
+
 
 def to_markdown(result: dict[str, Any]) -> str:
     """Human-readable tables of a :func:`run_arena` result."""
@@ -108,6 +110,12 @@ def _results_table(result: dict[str, Any]) -> list[str]:
         "",
         f"Rank reward (win +1, tie 0, loss −1; score rate = (1 + mean) / 2); 95% intervals over "
         f"{res['unit']}"
+        + (
+            " (corrected results printed within the range of the rank reward); games factor = raw variance / "
+            "corrected variance: how many times fewer games the corrected result needs for the same interval"
+            if lucky
+            else ""
+        )
         + ("; luck measured with `" + str(result["config"].get("luck")) + "`" if lucky else "")
         + ".",
         "",
@@ -125,15 +133,19 @@ def _results_table(result: dict[str, Any]) -> list[str]:
         raw = r["raw"]
         cells = [str(r["games"]), _mean_ci(raw), _pct(raw["score_rate"], raw["score_rate_ci95"])]
         if lucky and "corrected" in r:
-            c = r["corrected"]
-            factor = r.get("variance_ratio")
+            c = clipped(r["corrected"])
             cells += [
                 _mean_ci(c),
                 _pct(c["score_rate"], c["score_rate_ci95"]),
-                f"{factor:.1f}×" if factor else "—",
+                games_factor(r.get("variance_ratio")),
             ]
         lines.append(who + "| " + " | ".join(cells) + " |")
     return lines
+
+
+def games_factor(ratio: float | None) -> str:
+    """The games factor as printed: ``5.5×``, or ``none`` when raw or corrected results do not vary."""
+    return "none" if ratio is None else f"{ratio:.1f}×"
 
 
 def _mean_ci(x: dict[str, Any]) -> str:
