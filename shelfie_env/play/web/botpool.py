@@ -141,6 +141,24 @@ def _process_act(game_id: str, seat: int, name: str, num_players: int, state: di
     return choose(bot, state)
 
 
+STOP_GRACE_S = 2.0
+"""How long :meth:`BotPool.stop` lets a worker process finish its move before ending it."""
+
+
+def _close_executor(executor: concurrent.futures.ProcessPoolExecutor, deadline: float) -> None:
+    """Wait for the (already shut down) ``executor``'s worker process until ``deadline``, end it if
+    it is still busy, then join the executor's manager thread, so the server exits at once."""
+    processes = dict(getattr(executor, "_processes", None) or {})
+    for process in processes.values():
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.terminate()
+            process.join(5.0)
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(5.0)
+
+
 class BotPool:
     """A queue of games with a bot on turn, and ``workers`` threads playing their moves."""
 
@@ -254,9 +272,12 @@ class BotPool:
             t.join(timeout=10)
         with self._executor_lock:
             executors, self._executors = self._executors, []
-        for executor in executors:
-            if executor is not None:
-                executor.shutdown(wait=False, cancel_futures=True)
+        live = [e for e in executors if e is not None]
+        for executor in live:
+            executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for executor in live:
+            _close_executor(executor, deadline)
 
     def _next(self) -> str | None:
         with self._cond:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import signal
 import sqlite3
 import sys
 import threading
 import webbrowser
 from collections.abc import Sequence
+from types import FrameType
 from typing import Any
 
 from shelfie_env.argtypes import number
@@ -143,8 +145,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM outside uvicorn's own handling (and after it, when uvicorn raises it again): a
+    normal exit, whose clean-up releases the bot worker processes' semaphores."""
+    raise SystemExit(0)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Start the server and block until it is stopped (Ctrl-C)."""
+    """Start the server and block until it is stopped (Ctrl-C or SIGTERM: a clean shutdown)."""
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+    try:
+        return _run(args)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
     except ModuleNotFoundError:
