@@ -38,13 +38,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "train",
     ),
     "train": (
-        "shelfie_env.train.run",
-        "train a policy by self-play (PPO with the after-state policy; --algo maskable_ppo)",
+        "shelfie_env.train.cli",
+        "train a bot by self-play (--algo ppo_afterstate, the default; maskable_ppo; td; ppo_flat)",
         "train",
     ),
     "train-td": (
-        "shelfie_env.train.td",
-        "train an after-state value network by TD(lambda) self-play",
+        "shelfie_env.train.td.cli",
+        "train an after-state value network by TD(lambda) self-play (shelfie train --algo td)",
+        "train",
+    ),
+    "bench": (
+        "shelfie_env.benchmark.cli",
+        "the RL benchmark: train learners from random weights, rate them luck-aware; `bench report` tables them",
         "train",
     ),
 }

@@ -1,9 +1,9 @@
-"""The RL benchmark: its options, its results file, the rliable report and the own-learner example."""
+"""The RL benchmark (``shelfie bench``): its options, its results file, the rliable report and the own-learner
+example."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,18 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shelfie_env.train import benchmark
-from shelfie_env.train import benchmark_report as report
+from shelfie_env.benchmark import cli, protocol, report
+from shelfie_env.benchmark import results as results_file
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def bench_algos():
-    spec = importlib.util.spec_from_file_location("bench_algos", ROOT / "scripts" / "bench_algos.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def side(rate: float) -> dict:
@@ -40,7 +32,7 @@ def row(learner: str, steps: int, seed: int | None, rate: float, **over) -> dict
         "decisions": steps,
         "train_s": 10.0 if steps else 0.0,
         "mode": "masked" if steps else "bot",
-        "protocol": benchmark.PROTOCOL,
+        "protocol": protocol.PROTOCOL,
         "eval": {"deals": "test", "first_seed": 30_000_000, "duplicate": True, "luck": "td+planner"},
         "vs_greedy": {
             "games": 20,
@@ -95,17 +87,17 @@ def results(tmp_path):
     [("5000", 5000), ("1_000_000", 1_000_000), ("200k", 200_000), ("1M", 10**6), ("2.5M", 2_500_000)],
 )
 def test_a_budget_reads_plain_and_suffixed_numbers(text, value):
-    assert benchmark.budget(text) == value
+    assert protocol.budget(text) == value
 
 
 @pytest.mark.parametrize("text", ["0", "-5", "abc", "1.5", "1G", ""])
 def test_a_bad_budget_is_refused_with_the_forms_it_takes(text):
     with pytest.raises(argparse.ArgumentTypeError):
-        benchmark.budget(text)
+        protocol.budget(text)
 
 
 def test_budget_labels():
-    assert [benchmark.budget_label(s) for s in (0, 5000, 200_000, 1_000_000, 10**7, 2_500_000, 1234)] == [
+    assert [protocol.budget_label(s) for s in (0, 5000, 200_000, 1_000_000, 10**7, 2_500_000, 1234)] == [
         "-",
         "5k",
         "200k",
@@ -132,16 +124,15 @@ def test_budget_labels():
 )
 def test_bad_bench_options_are_usage_errors_not_tracebacks(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
-        bench_algos().main(argv)
+        cli.main(argv)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
 
 def test_the_bench_learners_and_the_report_options():
-    module = bench_algos()
-    assert "ppo_afterstate" in module.LEARNERS and "openspiel-mcts" in module.BOTS
-    args = benchmark.parse_args(module.build_parser(), ["--steps", "1M", "--bots"])
+    assert "ppo_afterstate" in cli.LEARNERS and "ppo_flat" in cli.LEARNERS and "openspiel-mcts" in cli.BOTS
+    args = protocol.parse_args(cli.build_parser(), ["--steps", "1M", "--bots"])
     assert args.steps == 1_000_000 and args.bots == [] and args.seeds == [0, 1, 2]
     assert args.opponents == ["greedy", "planner"] and args.deals == "test"
 
@@ -150,16 +141,16 @@ def test_the_bench_learners_and_the_report_options():
 def test_rows_merge_into_the_results_file_and_keep_older_protocol_rows(results):
     new = row("a", 1_000_000, 0, 0.45)
     del new["protocol"]
-    benchmark.add_rows(results, [new])
-    data = benchmark.load_results(results)
+    results_file.add_rows(results, [new])
+    data = results_file.load_results(results)
     a0 = [
         r
         for r in data["rows"]
         if (r["learner"], r["steps"], r["seed"], r["mode"]) == ("a", 1_000_000, 0, "masked")
     ]
     assert [r["vs_greedy"]["corrected"]["score_rate"] for r in a0] == [0.45]  # replaced, not doubled
-    assert any(r["protocol"] == benchmark.PLAIN for r in data["rows"])  # the plain-arena row stays
-    assert benchmark.PROTOCOL in data["protocols"] and benchmark.PLAIN in data["protocols"]
+    assert any(r["protocol"] == protocol.PLAIN for r in data["rows"])  # the plain-arena row stays
+    assert protocol.PROTOCOL in data["protocols"] and protocol.PLAIN in data["protocols"]
 
 
 @pytest.mark.parametrize(
@@ -187,11 +178,11 @@ def test_a_bad_results_file_is_named_with_what_is_wrong(tmp_path, content, messa
     path = tmp_path / "bad.json"
     if content is not None:
         path.write_text(content)
-    with pytest.raises(benchmark.ResultsFileError, match=message):
-        benchmark.load_results(path)
+    with pytest.raises(results_file.ResultsFileError, match=message):
+        results_file.load_results(path)
     assert report.main([str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"bench_report: {path}") and message in err
+    assert err.startswith(f"shelfie bench report: {path}") and message in err
 
 
 def test_a_file_of_plain_arena_rows_alone_has_nothing_to_aggregate(tmp_path, capsys):
@@ -213,7 +204,7 @@ def test_the_documented_results_aggregate_by_learner_and_budget(capsys):
 
 # ---------------------------------------------------------------- report
 def test_rows_are_grouped_by_learner_and_budget_across_seeds(results):
-    groups, skipped = report.runs(benchmark.load_results(results))
+    groups, skipped = report.runs(results_file.load_results(results))
     assert list(groups) == [("greedy", 0), ("a", 1_000_000), ("a", 10_000_000), ("b", 1_000_000)]
     assert [r["seed"] for r in groups[("a", 1_000_000)]] == list(range(8))
     assert [r["seed"] for r in groups[("a", 10_000_000)]] == [0, 1, 2]
@@ -222,13 +213,13 @@ def test_rows_are_grouped_by_learner_and_budget_across_seeds(results):
         "raw-mode copy of a masked row": 1,
         "evaluated on other deals than test": 1,
     }
-    sel, _ = report.runs(benchmark.load_results(results), deals="selection")
+    sel, _ = report.runs(results_file.load_results(results), deals="selection")
     assert list(sel) == [("a", 1_000_000)] and sel[("a", 1_000_000)][0]["seed"] == 10
 
 
 def test_the_iqm_is_the_mean_of_the_middle_half_of_the_runs(results):
     pytest.importorskip("rliable")
-    groups, _ = report.runs(benchmark.load_results(results))
+    groups, _ = report.runs(results_file.load_results(results))
     agg = {a["label"]: a for a in report.aggregate(groups, reps=500, seed=0)}
     a = agg["a @ 1M"]
     assert a["iqm"] == pytest.approx(0.35) and a["mean"] == pytest.approx(0.3875)
@@ -236,7 +227,11 @@ def test_the_iqm_is_the_mean_of_the_middle_half_of_the_runs(results):
     assert a["runs"] == 8 and a["seeds"] == list(range(8))
     assert a["raw_mean"] == pytest.approx(0.3875 - 0.01) and a["decisions_per_s"] == pytest.approx(100_000)
     assert agg["a @ 10M"]["iqm"] == pytest.approx(0.7)  # three runs: nothing trimmed
-    assert agg["greedy"]["iqm"] == agg["greedy"]["iqm_ci95"][0] == agg["greedy"]["iqm_ci95"][1] == 0.5
+    assert agg["greedy"]["iqm"] == 0.5 and agg["greedy"]["iqm_ci95"] == [
+        0.45,
+        0.55,
+    ]  # one run: its own interval
+    assert agg["greedy"]["interval"] == "deals" and agg["a @ 1M"]["interval"] == "runs"
     again = {x["label"]: x for x in report.aggregate(groups, reps=500, seed=0)}
     assert again["a @ 1M"]["iqm_ci95"] == a["iqm_ci95"]  # seeded bootstrap
 
@@ -257,8 +252,9 @@ def test_the_report_prints_markdown_and_writes_profiles(results, tmp_path, capsy
     ]
     assert report.main(argv) == 0
     text = capsys.readouterr().out
-    assert "| a | 1M | 0, 1, 2, 3, 4, 5, 6, 7 | 35.0% (" in text
-    assert "| b | 1M | 0, 1, 2 | 20.0% (20.0–20.0) |" in text
+    assert "| a | 1M | 0, 1, 2, 3, 4, 5, 6, 7 | 20 | 35.0% (" in text
+    assert "| b | 1M | 0, 1, 2 | 20 | 20.0% (20.0–20.0) |" in text
+    assert "| greedy | - | - | 20 | 50.0% (45.0–55.0)* | 50.0% (45.0–55.0)* |" in text
     assert "Left out: 1 row: plain-arena protocol" in text
     assert Path(f"{out}.md").read_text().startswith("Luck-corrected score rate against greedy")
     data = json.loads(Path(f"{out}.json").read_text())
@@ -266,6 +262,18 @@ def test_the_report_prints_markdown_and_writes_profiles(results, tmp_path, capsy
     frac = np.array(data["profiles"]["a @ 1M"]["fraction"])
     assert frac[taus == 0.5][0] == pytest.approx(2 / 8)  # runs above 0.5: 0.6 and 1.0
     assert Path(f"{out}.png").stat().st_size > 0
+
+
+def test_a_one_seed_row_shows_its_own_interval_and_every_group_its_games(tmp_path, capsys):
+    pytest.importorskip("rliable")
+    rows = [row("c", 1_000_000, 0, 0.101, vs_greedy={**row("c", 1, 0, 0.101)["vs_greedy"], "games": 200})]
+    rows[0]["vs_greedy"]["corrected"]["ci95"] = [0.072, 0.130]
+    rows += [row("d", 1_000_000, s, 0.3) for s in range(2)]
+    rows[-1]["vs_greedy"] = {**rows[-1]["vs_greedy"], "games": 400}
+    assert report.main([str(write(tmp_path / "r.json", rows)), "--reps", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "| c | 1M | 0 | 200 | 10.1% (7.2–13.0)* | 10.1% (7.2–13.0)* |" in text
+    assert "| d | 1M | 0, 1 | 20 / 400 | 30.0% (30.0–30.0) |" in text
 
 
 def test_the_mean_curve_averages_the_seeds_point_by_point_as_far_as_every_run_goes():
@@ -311,7 +319,7 @@ def test_the_own_learner_example_adds_a_row_the_report_reads(tmp_path, capsys):
     cmd += ["--eval-games", "4", "--opponents", "greedy", "--out", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    groups, _ = report.runs(benchmark.load_results(out))
+    groups, _ = report.runs(results_file.load_results(out))
     (mine,) = groups[("my_reinforce", 200)]
     assert mine["seed"] == 3 and mine["vs_greedy"]["games"] == 4 and mine["eval"]["deals"] == "test"
     assert report.main([str(out), "--reps", "100"]) == 0
@@ -330,30 +338,36 @@ def test_the_guide_shows_the_example_file_as_it_is():
     assert block == example
 
 
-def guide_commands(script: str) -> list[list[str]]:
-    """The ``scripts/<script>`` command lines of the guide's shell blocks, as argument lists."""
+def guide_commands(program: str) -> list[list[str]]:
+    """The ``.venv/bin/shelfie bench ...`` (``program`` "bench"), ``... bench report`` or
+    ``.venv/bin/python docs/examples/<program>`` command lines of the guide's shell blocks, as argument lists."""
     import shlex
 
     text = GUIDE.read_text(encoding="utf-8").replace("\\\n", " ")
     out = []
     for line in text.splitlines():
-        if not line.startswith(".venv/bin/python "):
+        if not line.startswith(".venv/bin/"):
             continue
         words = shlex.split(line, comments=True)
-        if len(words) > 1 and words[1] in (f"scripts/{script}", f"docs/examples/{script}"):
+        if program == "bench report" and words[:3] == [".venv/bin/shelfie", "bench", "report"]:
+            out.append(words[3:])
+        elif program == "bench" and words[:2] == [".venv/bin/shelfie", "bench"] and words[2:3] != ["report"]:
+            out.append(words[2:])
+        elif words[:2] == [".venv/bin/python", f"docs/examples/{program}"]:
             out.append(words[2:])
     return out
 
 
 def test_the_guide_commands_parse():
-    algos = guide_commands("bench_algos.py")
-    reports = guide_commands("bench_report.py")
+    algos = guide_commands("bench")
+    reports = guide_commands("bench report")
     mine = guide_commands("my_learner.py")
     assert len(algos) >= 3 and len(reports) >= 2 and len(mine) >= 1
-    parser = bench_algos().build_parser()
     for argv in algos:
-        benchmark.parse_args(parser, argv)
+        args = cli.build_parser().parse_args(argv)
+        protocol.check_args(args._parser, args, argv, train_only=True)
+        cli.check_settings(args._parser, args)
     for argv in reports:
         report.build_parser().parse_args(argv)
     for argv in mine:
-        benchmark.parse_args(benchmark.parser("my_learner.py"), argv)
+        protocol.parse_args(protocol.parser("my_learner.py"), argv)

@@ -2,7 +2,7 @@
 
 Every table whose first column is ``option`` or ``flag`` is matched to the command
 named on the nearest line above it (``shelfie play``, ``shelfie train --backend rllib``,
-``scripts/bench_algos.py`` ...), and every ``field`` table below a mention of
+``shelfie bench report`` ...), and every ``field`` table below a mention of
 ``TrainConfig`` / ``PPOAfterstateConfig`` / ``TDConfig`` to that config: each option of the
 parser is in the table and each option in the table is one of the parser's.
 """
@@ -24,7 +24,7 @@ from shelfie_env.cli import build_parser
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 COMMAND = re.compile(
-    r"shelfie (?:play|replay|serve|arena|eval|train-td|train)(?: --backend rllib)?\b|scripts/\w+\.py"
+    r"shelfie (?:play|replay|serve|arena|eval|train-td|train|bench report|bench)(?: --backend rllib)?\b|scripts/\w+\.py"
 )
 CONFIG = re.compile(r"\b(TrainConfig|PPOAfterstateConfig|TDConfig)\b")
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
@@ -114,6 +114,10 @@ def parser_options(command: str) -> set[str]:
         return options(script_parser(command))
     if command == "shelfie train --backend rllib":
         return rllib_options()
+    if command == "shelfie bench report":
+        from shelfie_env.benchmark.report import build_parser as report_parser
+
+        return options(report_parser())
     return options(subparser(command.split()[1]))
 
 
@@ -128,8 +132,8 @@ def test_the_docs_have_option_and_field_tables():
         "shelfie play",
         "shelfie serve",
         "shelfie train --backend rllib",
-        "scripts/bench_algos.py",
-        "scripts/bench_report.py",
+        "shelfie bench",
+        "shelfie bench report",
     } <= documented
     configs = {
         CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)
@@ -150,7 +154,8 @@ def test_an_option_table_lists_exactly_the_parsers_options(table):
 
 @pytest.mark.parametrize("table", FIELD_TABLES, ids=str)
 def test_a_config_table_lists_every_field_and_the_other_options_are_in_its_guide(table):
-    from shelfie_env.train.config import PPOAfterstateConfig, TrainConfig
+    from shelfie_env.train.maskable_ppo.config import TrainConfig
+    from shelfie_env.train.ppo_afterstate.config import PPOAfterstateConfig
     from shelfie_env.train.td import TDConfig
 
     configs = {
@@ -191,7 +196,7 @@ def test_the_table_parser_reads_options_and_the_command_above(tmp_path):
 
 
 def test_the_benchmark_guide_lists_every_learner_the_script_has():
-    parser = script_parser("scripts/bench_algos.py")
+    parser = subparser("bench")
     algos = next(a for a in parser._actions if "--algos" in a.option_strings)
     guide = (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8")
     row = next(line for line in guide.splitlines() if line.startswith("| `--algos`"))

@@ -1,43 +1,53 @@
-"""Your own learner in the benchmark table: REINFORCE with a linear softmax policy (docs/benchmark.md).
+"""Your own learner in the benchmark table: REINFORCE with a linear softmax policy, 64 games a step (docs/benchmark.md).
 
 .venv/bin/python docs/examples/my_learner.py --steps 1M --seeds 0 1 2
-.venv/bin/python scripts/bench_report.py artifacts/benchmark.json
+.venv/bin/shelfie bench report artifacts/benchmark.json
 """
 
 import time
 
+import numpy as np
 import torch
 
-from shelfie_env.train import benchmark
+from shelfie_env import benchmark
 
 args = benchmark.parse_args(benchmark.parser("my_learner.py"))  # --steps --seeds --eval-games --out ...
 torch.set_num_threads(1)
-rows = []
 for seed in args.seeds:
     torch.manual_seed(seed)
-    env = benchmark.train_env(seed)  # the benchmark's opponents, seat draw and reward
-    obs, _ = env.reset(seed=seed)
-    policy = torch.nn.Linear(len(obs), int(env.action_space.n))
+    envs = benchmark.train_vec_env(64, seed)  # 64 games: the benchmark's opponents, seat draw and reward
+    obs, _ = envs.reset(seed=seed)
+    policy = torch.nn.Linear(obs.shape[1], int(envs.single_action_space.n))
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
-    log_probs, start = [], time.time()
-    for _ in range(args.steps):  # the budget: learner decisions
-        logits = policy(torch.as_tensor(obs)).masked_fill(~torch.as_tensor(env.action_masks()), -1e9)
-        dist = torch.distributions.Categorical(logits=logits)
-        action = dist.sample()
-        log_probs.append(dist.log_prob(action))
-        obs, reward, done, truncated, _ = env.step(int(action))
-        if done or truncated:  # one update a game, on its final reward
-            loss = -reward * torch.stack(log_probs).sum()
+    games = [[] for _ in range(envs.num_envs)]  # each game's (observation, mask, action) so far
+    batch, decisions, start = [], 0, time.time()
+    while decisions < args.steps:  # the budget: learner decisions, one per game and step
+        masks = envs.action_masks()
+        with torch.no_grad():
+            logits = policy(torch.as_tensor(obs)).masked_fill(~torch.as_tensor(masks), -1e9)
+        actions = torch.distributions.Categorical(logits=logits).sample().numpy()
+        for i, game in enumerate(games):
+            game.append((obs[i], masks[i], actions[i]))
+        obs, rewards, done, _, _ = envs.step(actions)  # a finished game restarts in the same step
+        decisions += envs.num_envs
+        for i in np.flatnonzero(done):  # its decisions, each with the game's final reward
+            batch += [(*d, rewards[i]) for d in games[i]]
+            games[i] = []
+        if len(batch) >= 4096:  # one update: -final reward x log-probability of each decision
+            o, m, a, r = (torch.as_tensor(np.array(x)) for x in zip(*batch))
+            logp = torch.distributions.Categorical(logits=policy(o).masked_fill(~m, -1e9)).log_prob(a)
+            loss = -(r.float() * logp).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            obs, log_probs = env.reset()[0], []
+            batch = []
     train_s = time.time() - start
 
     def act(obs, mask, policy=policy):  # play: the most likely legal action
         return int(policy(torch.as_tensor(obs)).masked_fill(~torch.as_tensor(mask), -1e9).argmax())
 
-    bot = benchmark.ObsBot(act)
-    rows.append(benchmark.evaluate_row(bot, args, learner="my_reinforce", seed=seed, train_s=train_s))
-benchmark.add_rows(args.out, rows)  # the same results file, merged: scripts/bench_report.py reads it
-print(f"{len(rows)} row(s) added to {args.out}")
+    row = benchmark.evaluate_row(
+        benchmark.ObsBot(act), args, learner="my_reinforce", seed=seed, train_s=train_s, decisions=decisions
+    )
+    benchmark.add_rows(args.out, [row])  # merged into the results file as soon as the seed is done
+    print(f"my_reinforce seed {seed}: {decisions:,} decisions in {train_s:.0f} s, row added to {args.out}")

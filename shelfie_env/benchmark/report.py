@@ -1,10 +1,13 @@
-"""Aggregate a benchmark results file across seeds with rliable (``scripts/bench_report.py``).
+"""The benchmark's tables: ``shelfie bench report`` aggregates a results file across seeds with rliable.
 
-Rows of the luck-aware protocol (:data:`~shelfie_env.train.benchmark.PROTOCOL`) on one
-deal set are grouped by learner (and ablation variant) and budget; each group's runs (one per seed) give:
+Rows of the luck-aware protocol (:data:`~shelfie_env.benchmark.protocol.PROTOCOL`) on one
+deal set are grouped by learner (and variant) and budget; each group's runs (one per seed) give:
 
 * the interquartile mean (IQM) and the mean of the luck-corrected score rate against
-  ``greedy``, with stratified-bootstrap 95 % intervals (``rliable.library.get_interval_estimates``);
+  ``greedy``, with stratified-bootstrap 95 % intervals over the runs
+  (``rliable.library.get_interval_estimates``); a group of one run (one seed, or a bot) has no
+  spread over runs to resample, so it shows the run's own 95 % interval over its deals;
+* the evaluation games against ``greedy`` of its runs;
 * the performance profile: the share of runs whose corrected score rate against
   ``greedy`` exceeds each threshold tau, with bootstrap intervals;
 * means of the raw score rate, the win rate, the corrected score rate against the
@@ -13,7 +16,8 @@ deal set are grouped by learner (and ablation variant) and budget; each group's 
   training seconds: each seed's, and their mean point by point.
 
 Rows of the plain-arena protocol (Wilson win rates), ``raw`` duplicates of a row
-and runs stopped before their budget are left out, and counted.
+and runs stopped before their budget are left out, and counted. :func:`rows_table` is the
+per-run table ``shelfie bench`` prints, :func:`plot_runs` its ``--plot``.
 """
 
 from __future__ import annotations
@@ -29,15 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.train.benchmark import (
-    DEFAULT_OUT,
-    PLAIN,
-    PROTOCOL,
-    ResultsFileError,
-    budget_label,
-    load_results,
-    row_name,
-)
+from shelfie_env.benchmark.protocol import DEFAULT_OUT, PLAIN, PROTOCOL, budget_label
+from shelfie_env.benchmark.results import ResultsFileError, load_results, row_name
 
 Group = tuple[str, int]
 """(learner, with its ablation variant if any, budget in learner decisions)."""
@@ -132,6 +129,11 @@ def aggregate(
         name = label(g)
         others = sorted({k[3:] for r in rows for k in r if k.startswith("vs_")} - {"greedy"})
         trained = [r for r in rows if r["train_s"] > 0]
+        iqm_ci = [float(ci[name][0][0]), float(ci[name][1][0])]
+        mean_ci = [float(ci[name][0][1]), float(ci[name][1][1])]
+        own = rows[0]["vs_greedy"]["corrected"].get("ci95") if len(rows) == 1 else None
+        if own:  # one run: nothing to resample over runs; its own interval over deals
+            iqm_ci = mean_ci = [float(own[0]), float(own[1])]
         out.append(
             {
                 "learner": g[0],
@@ -140,10 +142,11 @@ def aggregate(
                 "seeds": [r["seed"] for r in rows],
                 "runs": len(rows),
                 "games": sorted({r["vs_greedy"]["games"] for r in rows}),
+                "interval": "deals" if own else "runs",
                 "iqm": float(point[name][0]),
-                "iqm_ci95": [float(ci[name][0][0]), float(ci[name][1][0])],
+                "iqm_ci95": iqm_ci,
                 "mean": float(point[name][1]),
-                "mean_ci95": [float(ci[name][0][1]), float(ci[name][1][1])],
+                "mean_ci95": mean_ci,
                 "raw_mean": float(score_matrix(rows, side="raw").mean()),
                 "win_rate_mean": float(np.mean([r["vs_greedy"]["win_rate"] for r in rows])),
                 # a run whose raw results do not vary (every game lost) has no variance factor
@@ -278,25 +281,28 @@ def markdown(agg: list[dict[str, Any]], skipped: dict[str, int], deals: str = "t
     """The aggregate as a Markdown table, and a line per kind of row left out."""
     others = sorted({o for a in agg for o in a["others"]})
     head = (
-        "| learner | budget | seeds | IQM corrected score rate vs greedy (95% CI) | mean (95% CI) | "
-        "raw score rate vs greedy | win rate vs greedy | "
+        "| learner | budget | seeds | games vs greedy | IQM corrected score rate vs greedy (95% CI) | "
+        "mean (95% CI) | raw score rate vs greedy | win rate vs greedy | "
         + "".join(f"corrected vs {o} | " for o in others)
         + "variance factor | train s | decisions/s |"
     )
     lines = [
         f"Luck-corrected score rate against greedy on the {deals} deals: interquartile mean and mean over "
-        "runs (seeds), stratified-bootstrap 95% intervals; the other columns are means over the runs.",
+        "runs (seeds), stratified-bootstrap 95% intervals over the runs; a row of one run (marked *) shows "
+        "its own 95% interval over its deals. The other columns are means over the runs.",
         "",
         head,
-        "|---|---:|---|---:|---:|---:|---:|" + "---:|" * len(others) + "---:|---:|---:|",
+        "|---|---:|---|---:|---:|---:|---:|---:|" + "---:|" * len(others) + "---:|---:|---:|",
     ]
     for a in agg:
         vr, speed = a["variance_ratio_mean"], a["decisions_per_s"]
+        star = "*" if a.get("interval") == "deals" else ""
         lines.append(
             f"| {a['learner']} | {budget_label(a['steps'])} | "
             f"{', '.join('-' if s is None else str(s) for s in a['seeds'])} | "
-            f"{_pct(a['iqm'])} ({100 * a['iqm_ci95'][0]:.1f}–{100 * a['iqm_ci95'][1]:.1f}) | "
-            f"{_pct(a['mean'])} ({100 * a['mean_ci95'][0]:.1f}–{100 * a['mean_ci95'][1]:.1f}) | "
+            f"{' / '.join(f'{g:,}' for g in a['games'])} | "
+            f"{_pct(a['iqm'])} ({100 * a['iqm_ci95'][0]:.1f}–{100 * a['iqm_ci95'][1]:.1f}){star} | "
+            f"{_pct(a['mean'])} ({100 * a['mean_ci95'][0]:.1f}–{100 * a['mean_ci95'][1]:.1f}){star} | "
             f"{_pct(a['raw_mean'])} | {_pct(a['win_rate_mean'])} | "
             + "".join(f"{_pct(a['others'].get(o))} | " for o in others)
             + f"{'-' if vr is None else f'{vr:.1f}x'} | {a['train_s_mean']:,.0f} | "
@@ -307,15 +313,16 @@ def markdown(agg: list[dict[str, Any]], skipped: dict[str, int], deals: str = "t
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
+DESCRIPTION = (
+    "Aggregate benchmark results across seeds: IQM and mean with bootstrap intervals, "
+    "performance profiles (rliable), learning curves."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The report's options (docs/benchmark.md lists them)."""
-    parser = argparse.ArgumentParser(
-        prog="scripts/bench_report.py",
-        description="Aggregate benchmark results across seeds: IQM and mean with bootstrap intervals, "
-        "performance profiles (rliable).",
-    )
     parser.add_argument(
-        "results", nargs="?", type=Path, default=DEFAULT_OUT, help="results JSON of bench_algos.py"
+        "results", nargs="?", type=Path, default=DEFAULT_OUT, help="results JSON of shelfie bench"
     )
     parser.add_argument("--deals", default="test", help="aggregate the rows evaluated on this deal set")
     parser.add_argument("--reps", type=int, default=10_000, help="bootstrap replications")
@@ -329,9 +336,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def build_parser(prog: str = "shelfie bench report") -> argparse.ArgumentParser:
+    """The report's parser on its own."""
+    parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
+    add_arguments(parser)
+    parser.set_defaults(_parser=parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "shelfie bench report") -> int:
+    """The report with its own parser (``scripts/bench_report.py``)."""
+    return run(build_parser(prog).parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """``shelfie bench report``: print the table, write what the options ask for; 2 on a bad file."""
+    parser = getattr(args, "_parser", None) or build_parser()
     if args.reps <= 0:
         parser.error(f"--reps must be positive, got {args.reps}")
     try:
@@ -346,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         taus = np.linspace(0.0, 1.0, 51)
         prof, cis = profiles(groups, taus, min(args.reps, 2_000), args.seed)
     except (ResultsFileError, ReportError) as exc:
-        print(f"bench_report: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 2
     text = markdown(agg, skipped, args.deals)
     print(text)
@@ -372,3 +392,92 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.curves:
         print(plot_curves(args.curves, groups))
     return 0
+
+
+# ---------------------------------------------------------------- the per-run table of shelfie bench
+def plot_runs(rows: list[dict[str, Any]], path: Path) -> None:
+    """Curve win rate against greedy (selection deals) over learner decisions and training seconds, a line a run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for r in rows:
+        if not r.get("curve") or r["mode"] == "raw":
+            continue
+        name = f"{row_name(r)} seed {r['seed']}"
+        d = [p["decisions"] for p in r["curve"]]
+        t = [p["train_s"] for p in r["curve"]]
+        w = [100 * p["win_rate"] for p in r["curve"]]
+        axes[0].plot(d, w, marker=".", label=name)
+        axes[1].plot(t, w, marker=".", label=name)
+    axes[0].set_xscale("log")
+    save_curve_figure(fig, axes, path)
+    plt.close(fig)
+
+
+def _rate(side: dict[str, Any] | None) -> str:
+    if not side:
+        return "-"
+    lo, hi = side["ci95"]
+    return f"{100 * side['score_rate']:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})"
+
+
+def rows_table(rows: list[dict[str, Any]], opponents: list[str] | None = None) -> str:
+    """Markdown tables: a line per luck-aware row, then the plain-arena rows of the same file."""
+    new = [r for r in rows if r.get("protocol") == PROTOCOL and r.get("vs_greedy")]
+    old = [r for r in rows if r.get("protocol", PLAIN) == PLAIN]
+    others = [o for o in (opponents or ["planner", "random"]) if o != "greedy"]
+    others = [o for o in others if any(f"vs_{o}" in r for r in new)]
+    out = [
+        "| learner | seed | budget | decisions | train s | score vs greedy, raw (95% CI) | "
+        "luck-corrected (95% CI) | variance factor | games (deals) | win vs greedy (Wilson 95%) | "
+        + "".join(f"corrected vs {o} | " for o in others)
+        + "illegal first choices |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(others) + "---:|",
+    ]
+    for r in new:
+        g = r["vs_greedy"]
+        vr = g.get("variance_ratio")
+        out.append(
+            f"| {row_name(r)} | {'-' if r['seed'] is None else r['seed']} | "
+            f"{budget_label(r['steps'])} | "
+            f"{r.get('decisions', r['steps']):,} | {r['train_s']:,.0f} | {_rate(g['raw'])} | {_rate(g['corrected'])} | "
+            f"{f'{vr:.1f}x' if vr else '-'} | {g['games']} ({g['deals']}) | "
+            f"{100 * g['win_rate']:.1f}% ({100 * g['win_ci95'][0]:.1f}–{100 * g['win_ci95'][1]:.1f}) | "
+            + "".join(f"{_rate(r.get(f'vs_{o}', {}).get('corrected'))} | " for o in others)
+            + f"{_pct(r.get('illegal_first_choice_rate'))} |"
+        )
+    if old:
+        out += [
+            "",
+            "Plain-arena protocol (Wilson win rates; not aggregated by the report):",
+            "",
+            plain_table(old),
+        ]
+    return "\n".join(out)
+
+
+def plain_table(rows: list[dict[str, Any]]) -> str:
+    """Markdown table of plain-arena rows."""
+    out = [
+        (
+            "| learner | seed | steps | train s | play mode | win vs greedy (95% CI) | "
+            "win vs random (95% CI) | score vs greedy | illegal first choices |"
+        ),
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        if not r.get("vs_greedy"):  # a run stopped before its budget: its curve only
+            continue
+        g, rd = r["vs_greedy"], r["vs_random"]
+        out.append(
+            f"| {r['learner']} | {'-' if r['seed'] is None else r['seed']} | "
+            f"{r['steps']:,} | {r['train_s']:.0f} | "
+            f"{r['mode']} | {100 * g['win_rate']:.1f}% ({100 * g['ci95'][0]:.1f}–{100 * g['ci95'][1]:.1f}) | "
+            f"{100 * rd['win_rate']:.1f}% ({100 * rd['ci95'][0]:.1f}–{100 * rd['ci95'][1]:.1f}) | "
+            f"{g['mean_score']:.1f} ± {g['sd_score']:.1f} | "
+            f"{_pct(g.get('illegal_first_choice_rate'))} |"
+        )
+    return "\n".join(out)

@@ -1,30 +1,33 @@
-"""The RL benchmark's conventions: budget, training opponents, evaluation and results file (docs/benchmark.md).
+"""The RL benchmark's protocol: budget, training opponents and reward, evaluation, learning curves.
 
-``scripts/bench_algos.py`` and your own learners (``docs/examples/my_learner.py``)
-use the same pieces, so their rows compare:
+``shelfie bench`` and your own learners (``docs/examples/my_learner.py``) use the same
+pieces, so their rows compare:
 
 * :func:`parser` / :func:`add_arguments` / :func:`parse_args`: the shared options (``--steps`` budget in
   learner decisions, ``--seeds``, ``--eval-games``, ``--opponents``, ``--deals``,
   ``--workers``, ``--out``);
-* :func:`train_env`: ``shelfie/Versus-v0`` seen by the learner, against ``random`` or
-  ``greedy`` (1/2 each, drawn per episode), learner seat random, rank reward plus the
-  score-margin term;
+* :func:`train_env` (one game at a time, ``shelfie/Versus-v0``) and :func:`train_vec_env` (many games in
+  one call, the batched ``VersusVectorEnv``): the learner against ``random`` or ``greedy`` (1/2 each, drawn
+  per game), learner seat random, rank reward plus the score-margin term at game end;
 * :func:`evaluate_row`: the luck-aware evaluation (:func:`shelfie_env.arena.evaluate`:
   duplicate matches on the ``test`` deals, raw and luck-corrected score rates with
   95 % intervals) as one results row;
-* :func:`curve_point`: a cheap learning-curve point (plain arena games against
-  ``greedy`` on the ``selection`` deals);
-* :func:`add_rows` / :func:`load_results`: the results JSON that
-  ``scripts/bench_report.py`` aggregates (:mod:`shelfie_env.train.benchmark_report`).
+* :class:`Curve` / :func:`curve_point`: cheap learning-curve points (plain arena games against
+  ``greedy`` on the ``selection`` deals) over learner decisions and training seconds.
+
+The results file is :mod:`shelfie_env.benchmark.results`, the report :mod:`shelfie_env.benchmark.report`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,9 +129,20 @@ def parser(prog: str | None = None, steps: int = 1_000_000) -> argparse.Argument
 def parse_args(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, *, train_only: bool = False
 ) -> argparse.Namespace:
-    """``parser.parse_args`` plus the checks of the shared options (a bad value exits with a usage error);
-    ``train_only``: ``--eval-games 0`` (train without evaluating) is allowed."""
+    """``parser.parse_args`` plus :func:`check_args` (a bad value exits with a usage error)."""
     args = parser.parse_args(argv)
+    return check_args(parser, args, sys.argv[1:] if argv is None else argv, train_only=train_only)
+
+
+def check_args(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    *,
+    train_only: bool = False,
+) -> argparse.Namespace:
+    """Check the shared options of parsed ``args`` (``parser.error`` names a bad one) and record the command
+    (``parser.prog`` and ``argv``) in ``args.command``; ``train_only``: ``--eval-games 0`` is allowed."""
     if (args.eval_games <= 0 and not (train_only and args.eval_games == 0)) or args.eval_games % 2:
         zero = " or 0 (train only)" if train_only else ""
         parser.error(
@@ -144,7 +158,7 @@ def parse_args(
     except ValueError as exc:
         parser.error(f"--deals: {exc}")
     args.opponents = list(dict.fromkeys(args.opponents))
-    args.command = " ".join([parser.prog, *(sys.argv[1:] if argv is None else argv)])
+    args.command = " ".join([parser.prog, *argv])
     return args
 
 
@@ -161,10 +175,117 @@ def train_env(
     (+1 / 0 / -1) + 0.1 x (own - rival score) / 50 at game end; ``action_masks()`` gives the legal
     actions. Env ``index`` of a vector of envs gets its own stream (seed ``seed * 100 + index``).
     The keywords change the opponent mix and the margin coefficient (ablations; defaults: the protocol)."""
-    from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
+    from shelfie_env.train.maskable_ppo.selfplay import OpponentPool, SelfPlayEnv
 
     pool = OpponentPool(opp_random=opp_random, opp_greedy=opp_greedy, seed=seed * 100 + index)
     return SelfPlayEnv(2, pool, margin_coef=margin_coef, seed=seed * 100 + index)
+
+
+class MixPool:
+    """The training opponents as a pool of the batched envs (``draw()`` per seat and game): ``random`` with
+    probability ``p_random``, else ``greedy``; both play inside the compiled step."""
+
+    def __init__(self, p_random: float = 0.5, seed: int | None = None) -> None:
+        from shelfie_env.bots import make
+
+        if not 0.0 <= p_random <= 1.0:
+            raise ValueError(f"p_random must be in [0, 1], got {p_random}")
+        self.p_random = p_random
+        self.rng = np.random.default_rng(None if seed is None else [seed, 1])  # apart from the seat draw's
+        self.random = make("random", seed=seed)
+        self.greedy = make("greedy")
+
+    def draw(self) -> Any:
+        return self.random if self.rng.random() < self.p_random else self.greedy
+
+    def code(self, bot: Any) -> int:
+        """-1 the learner's seat, 0 ``random``, 1 ``greedy`` (checkpoints)."""
+        return -1 if bot is None else 0 if bot is self.random else 1
+
+    def bot(self, code: int) -> Any:
+        return None if code < 0 else (self.random, self.greedy)[code]
+
+
+def margin_term(scores: Sequence[int], seat: int, coef: float) -> float:
+    """``coef x (own - best rival score) / 50``: the reward the benchmark adds to the rank reward at game end."""
+    own = scores[seat]
+    return coef * (own - max(s for k, s in enumerate(scores) if k != seat)) / 50.0
+
+
+def seats_state(core: Any, pool: MixPool) -> dict[str, Any]:
+    """Everything random or in flight in a :class:`~shelfie_env.envs.vector.BatchedSeats` whose opponents are
+    ``pool``: the games, every random stream, the seats and their bots (a checkpoint's env part)."""
+    return {
+        "S": core.batch.S.copy(),
+        "M": core.batch.M.copy(),
+        "dice": core.batch.rng.copy(),
+        "bot_rng": core.bot_rng.copy(),
+        "learner": core.learner.copy(),
+        "seat_rng": core._seat_rng.bit_generator.state,
+        "seat_bots": np.vectorize(pool.code, otypes=[np.int64])(core._seat_bot),
+        "kinds": core._kinds.copy(),
+        "ep_return": core.ep_return.copy(),
+        "ep_length": core.ep_length.copy(),
+        "pool_rng": pool.rng.bit_generator.state,
+    }
+
+
+def load_seats_state(core: Any, pool: MixPool, state: dict[str, Any]) -> None:
+    """Restore :func:`seats_state` into ``core`` and ``pool`` (the same shapes)."""
+    b = core.batch
+    b.S[:], b.M[:], b.rng[:] = state["S"], state["M"], state["dice"]
+    core.bot_rng[:], core.learner[:] = state["bot_rng"], state["learner"]
+    core._seat_rng.bit_generator.state = state["seat_rng"]
+    core._seat_bot[:] = np.vectorize(pool.bot, otypes=[object])(state["seat_bots"])
+    core._kinds[:] = state["kinds"]
+    core.ep_return[:], core.ep_length[:] = state["ep_return"], state["ep_length"]
+    pool.rng.bit_generator.state = state["pool_rng"]
+
+
+def train_vec_env(
+    num_envs: int = 64,
+    seed: int = 0,
+    *,
+    obs: str = "default",
+    reroll: str = "ids",
+    score_reward: float = 0.0,
+    p_random: float = 0.5,
+    margin_coef: float = MARGIN_COEF,
+    autoreset_mode: Any = "SameStep",
+) -> Any:
+    """The benchmark's training env as one Gymnasium vector env of ``num_envs`` 2-player games: the batched
+    ``VersusVectorEnv`` against ``random`` or ``greedy`` (1/2 each, drawn per game), learner seat drawn per
+    game, reward = rank reward (+1 / 0 / -1) + 0.1 x (own - rival score) / 50 at game end (the reward of
+    :func:`train_env`); ``action_masks()`` gives the ``(num_envs, 120)`` legal masks. By default a finished
+    game restarts in the step that ends it (Gymnasium's ``SAME_STEP``, its last observation in
+    ``infos["final_obs"]``), so every step is ``num_envs`` learner decisions of the budget. ``obs``, ``reroll``
+    and ``score_reward`` are the env options of ``docs/environment.md``. Needs numba (the ``fast`` or
+    ``train`` extra)."""
+    from shelfie_env.envs.vector import VersusVectorEnv
+
+    class BenchVectorEnv(VersusVectorEnv):
+        """``VersusVectorEnv`` whose end-of-game reward also has the benchmark's score-margin term."""
+
+        def step(self, actions: Any) -> Any:
+            obs_, rewards, terminated, truncated, infos = super().step(actions)
+            if margin_coef and terminated.any():
+                for i in np.flatnonzero(terminated):
+                    rewards[i] += margin_term(infos["scores"][i], int(infos["seat"][i]), margin_coef)
+            return obs_, rewards, terminated, truncated, infos
+
+    pool = MixPool(p_random, seed)
+    env = BenchVectorEnv(
+        num_envs,
+        2,
+        opponents=pool,
+        seed=seed,
+        obs=obs,
+        reroll=reroll,
+        score_reward=score_reward,
+        autoreset_mode=autoreset_mode,
+    )
+    env.pool = pool
+    return env
 
 
 class ObsBot:
@@ -267,102 +388,57 @@ def curve_point(bot: Any, games: int, decisions: int, train_s: float) -> dict[st
     }
 
 
-# ---------------------------------------------------------------- results file
-class ResultsFileError(ValueError):
-    """A results file that is missing, not JSON, or not shaped like the benchmark's."""
+class Curve:
+    """Learning-curve points every ``every`` decisions (:func:`curve_point`), with the training seconds so far
+    (curve games not counted); :meth:`state` / :meth:`load_state` carry it through a checkpoint."""
+
+    def __init__(self, every: int, games: int) -> None:
+        self.every, self.games = every, games
+        self.points: list[dict[str, Any]] = []
+        self.next = every
+        self.eval_s = 0.0
+        self.start = time.time()
+
+    def due(self, decisions: int) -> bool:
+        return self.every > 0 and decisions >= self.next
+
+    def train_s(self) -> float:
+        """Seconds spent training so far (curve evaluations not counted)."""
+        return time.time() - self.start - self.eval_s
+
+    def state(self) -> dict[str, Any]:
+        return {"points": list(self.points), "next": self.next, "train_s": self.train_s()}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Continue a curve saved by :meth:`state`: its points, schedule and training seconds."""
+        self.points, self.next = list(state["points"]), int(state["next"])
+        self.eval_s, self.start = 0.0, time.time() - float(state["train_s"])
+
+    def add(self, decisions: int, bot: Any, final: bool = False) -> None:
+        if not final:
+            while self.next <= decisions:
+                self.next += self.every
+        elif self.points and self.points[-1]["decisions"] == decisions:
+            return
+        if self.games <= 0 or (final and self.every <= 0):
+            return
+        t0 = time.time()
+        with _rng_kept():  # a run with curve points trains exactly as one without
+            point = curve_point(bot, self.games, decisions, self.train_s())
+        self.eval_s += time.time() - t0
+        self.points.append(point)
+        print(json.dumps({"curve": point}), flush=True)
 
 
-def _key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        row.get("protocol", PLAIN),
-        row["learner"],
-        row.get("variant", ""),
-        row["seed"],
-        row["steps"],
-        row["mode"],
-    )
-
-
-def row_name(row: dict[str, Any]) -> str:
-    """A row's learner with its ablation ``variant``, if it has one: ``maskable_ppo (ent_coef=0.0)``."""
-    return f"{row['learner']} ({row['variant']})" if row.get("variant") else row["learner"]
-
-
-def load_results(path: str | Path) -> dict[str, Any]:
-    """The results file at ``path``: ``{"protocols": {...}, "rows": [...]}``; :class:`ResultsFileError`
-    names the file and what is wrong with it. Rows without a ``protocol`` are :data:`PLAIN`."""
-    path = Path(path)
-    if not path.is_file():
-        raise ResultsFileError(f"{path}: no such file (write it with scripts/bench_algos.py --out {path})")
+@contextmanager
+def _rng_kept() -> Iterator[None]:
+    """The global random states of ``random``, NumPy and torch (if loaded) restored after the block."""
+    torch = sys.modules.get("torch")
+    states = (random.getstate(), np.random.get_state(), torch.get_rng_state() if torch else None)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultsFileError(f"{path}: not a JSON file ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        raise ResultsFileError(
-            f'{path}: expected a JSON object with a "rows" list (a benchmark results file)'
-        )
-    protocols = dict(data.get("protocols") or {})
-    if "protocol" in data and PLAIN not in protocols:  # a file with one protocol block: the plain arena's
-        protocols[PLAIN] = data["protocol"]
-    for i, row in enumerate(data["rows"]):
-        where = f"{path}: row {i}"
-        if not isinstance(row, dict):
-            raise ResultsFileError(f"{where}: expected an object, got {type(row).__name__}")
-        missing = [k for k in ("learner", "seed", "steps", "mode") if k not in row]
-        if missing:
-            raise ResultsFileError(f"{where}: missing {', '.join(missing)}")
-        if not isinstance(row["learner"], str) or not row["learner"]:
-            raise ResultsFileError(f"{where}: learner must be a name, got {row['learner']!r}")
-        if isinstance(row["steps"], bool) or not isinstance(row["steps"], int) or row["steps"] < 0:
-            raise ResultsFileError(
-                f"{where} ({row['learner']}): steps must be a whole number >= 0, got {row['steps']!r}"
-            )
-        if row["seed"] is not None and (isinstance(row["seed"], bool) or not isinstance(row["seed"], int)):
-            raise ResultsFileError(
-                f"{where} ({row['learner']}): seed must be an integer or null, got {row['seed']!r}"
-            )
-        row.setdefault("protocol", PLAIN)
-        if row["protocol"] == PROTOCOL and row["mode"] != "stopped":
-            g = row.get("vs_greedy")
-            ok = isinstance(g, dict) and all(
-                isinstance(g.get(side), dict) and isinstance(g[side].get("score_rate"), (int, float))
-                for side in ("raw", "corrected")
-            )
-            if not ok:
-                raise ResultsFileError(
-                    f"{where} ({row['learner']}, seed {row['seed']}): a {PROTOCOL} row needs vs_greedy with "
-                    "raw and corrected score rates"
-                )
-    return {"protocols": protocols, "rows": data["rows"]}
-
-
-def add_rows(path: str | Path, rows: list[dict[str, Any]]) -> Path:
-    """Merge ``rows`` into the results file at ``path`` (created if missing): a new row replaces an old
-    one of the same protocol, learner, variant, seed, budget and mode; the others stay. Returns ``path``."""
-    path = Path(path)
-    old = load_results(path) if path.exists() else {"protocols": {}, "rows": []}
-    for row in rows:
-        row.setdefault("protocol", PROTOCOL)
-    new = {_key(r) for r in rows}
-    kept = [r for r in old["rows"] if _key(r) not in new]
-    merged = sorted(
-        kept + rows,
-        key=lambda r: (
-            r["protocol"] != PROTOCOL,
-            r["steps"] > 0,
-            row_name(r),
-            r["steps"],
-            r["seed"] or 0,
-            r["mode"],
-        ),
-    )
-    protocols = {
-        **old["protocols"],
-        **{p: PROTOCOLS[p] for p in {r["protocol"] for r in rows} if p in PROTOCOLS},
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"protocols": protocols, "rows": merged}, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+        yield
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+        if torch is not None:
+            torch.set_rng_state(states[2])
