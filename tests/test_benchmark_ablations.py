@@ -129,3 +129,29 @@ def test_a_variant_row_neither_replaces_nor_joins_the_protocol_row(tmp_path):
     assert sorted(r.get("variant", "") for r in rows) == ["", "ent_coef=0.0"]
     groups, _ = report.runs({"rows": [{**r, "eval": {"deals": "test"}} for r in rows]})
     assert set(groups) == {("maskable_ppo", 1000), ("maskable_ppo (ent_coef=0.0)", 1000)}
+
+
+def test_help_needs_no_training_library_and_a_learner_without_one_names_the_extra(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    hide = "import sys; sys.modules.update(torch=None, stable_baselines3=None, sb3_contrib=None); "
+    run = "from shelfie_env.cli import main; sys.exit(main(sys.argv[1:]))"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+
+    def shelfie(*argv: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-c", hide + run, *argv]
+        return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+    helped = shelfie("bench", "--help")
+    assert helped.returncode == 0 and "--resume" in helped.stdout and "report" in helped.stdout
+    out = tmp_path / "r.json"
+    done = shelfie("bench", "--steps", "2000", "--algos", "maskable_ppo", "--bots", "--out", str(out))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        "shelfie bench: error: this needs the missing module 'torch' (pip install 'shelfie-env[train]')"
+        in done.stderr
+    )

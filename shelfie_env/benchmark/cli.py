@@ -26,6 +26,8 @@ LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo", "pp
 BOTS = ("random", "greedy", "planner", "openspiel-mcts")
 """Rows without training ``--bots`` can add."""
 DEFAULT_RUN_DIR = Path("artifacts/bench_runs")
+EXTRAS = {"ray": "scale", "pyspiel": "openspiel", "open_spiel": "openspiel", "numba": "fast"}
+"""The extra that installs a missing top-level module (others: ``train``)."""
 USAGE = "shelfie bench"
 
 
@@ -298,6 +300,14 @@ def run(args: argparse.Namespace) -> int:
         rows = train_and_rate(args, bots, flat)
     except ValueError as exc:  # a checkpoint of another run, a bad model file
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # a learner's library is not installed
+        extra = EXTRAS.get((exc.name or "").split(".")[0], "train")
+        print(
+            f"{parser.prog}: error: this needs the missing module {exc.name!r} "
+            f"(pip install 'shelfie-env[{extra}]')",
+            file=sys.stderr,
+        )
         return 2
     from shelfie_env.benchmark.report import plot_runs, rows_table
     from shelfie_env.benchmark.results import load_results
