@@ -246,7 +246,7 @@ def tiny_ppo(policy: Any, **policy_kwargs: Any) -> Any:
     """A small untrained 2-player ``MaskablePPO`` with ``policy`` (hidden 32 x 32), for policy tests."""
     from sb3_contrib import MaskablePPO
 
-    from shelfie_env.train.selfplay import SelfPlayEnv
+    from shelfie_env.train.maskable_ppo.selfplay import SelfPlayEnv
 
     kwargs = {"net_arch": [32, 32], **policy_kwargs}
     return MaskablePPO(policy, SelfPlayEnv(players=2), policy_kwargs=kwargs, seed=0, device="cpu")

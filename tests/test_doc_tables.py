@@ -26,7 +26,7 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 COMMAND = re.compile(
     r"shelfie (?:play|replay|serve|arena|eval|train-td|train|bench report|bench)(?: --backend rllib)?\b|scripts/\w+\.py"
 )
-CONFIG = re.compile(r"\b(TrainConfig|PPOAfterstateConfig|TDConfig)\b")
+CONFIG = re.compile(r"\b(TrainConfig|PPOAfterstateConfig|TDConfig|PPOFlatConfig)\b")
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
 
 
@@ -138,7 +138,7 @@ def test_the_docs_have_option_and_field_tables():
     configs = {
         CONFIG.search(line).group(1) for t in FIELD_TABLES for line in t.above[:40] if CONFIG.search(line)
     }
-    assert {"TrainConfig", "PPOAfterstateConfig", "TDConfig"} <= configs
+    assert {"TrainConfig", "PPOAfterstateConfig", "TDConfig", "PPOFlatConfig"} <= configs
 
 
 @pytest.mark.parametrize("table", OPTION_TABLES, ids=str)
@@ -156,12 +156,14 @@ def test_an_option_table_lists_exactly_the_parsers_options(table):
 def test_a_config_table_lists_every_field_and_the_other_options_are_in_its_guide(table):
     from shelfie_env.train.maskable_ppo.config import TrainConfig
     from shelfie_env.train.ppo_afterstate.config import PPOAfterstateConfig
+    from shelfie_env.train.ppo_flat import PPOFlatConfig
     from shelfie_env.train.td import TDConfig
 
     configs = {
         "TrainConfig": (TrainConfig, "train"),
         "PPOAfterstateConfig": (PPOAfterstateConfig, "train"),
-        "TDConfig": (TDConfig, "train-td"),
+        "TDConfig": (TDConfig, "train"),
+        "PPOFlatConfig": (PPOFlatConfig, "train"),
     }
     name = next(CONFIG.search(line).group(1) for line in table.above if CONFIG.search(line))
     cls, command = configs[name]

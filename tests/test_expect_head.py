@@ -68,7 +68,7 @@ def test_free_cells_and_impossible_placements():
 
 @pytest.fixture(scope="module")
 def expect_model():
-    from shelfie_env.train.policy import ExpectHeadPolicy
+    from shelfie_env.train.maskable_ppo.policy import ExpectHeadPolicy
 
     return tiny_ppo(ExpectHeadPolicy, players=2, set_arch=[32])
 
@@ -114,7 +114,7 @@ def test_expect_head_checkpoint_plays_legally(expect_model, tmp_path):
 
 
 def test_recorded_placement_values_index_each_turn_and_merge():
-    from shelfie_env.train.bc import merge, record_games
+    from shelfie_env.train.maskable_ppo.bc import merge, record_games
 
     a = record_games(2, 2, "planner", 1, 0.995, 0.1, 0.02, set_values=True)
     b = record_games(2, 1, "planner", 2, 0.995, 0.1, 0.02, set_values=True)
@@ -136,7 +136,7 @@ def test_recorded_placement_values_index_each_turn_and_merge():
 def test_set_value_loss_ignores_a_common_shift(expect_model):
     import torch
 
-    from shelfie_env.train.bc import record_games, set_value_loss
+    from shelfie_env.train.maskable_ppo.bc import record_games, set_value_loss
 
     data = record_games(2, 1, "planner", 3, 0.995, 0.1, 0.02, set_values=True)
     obs = torch.as_tensor(data["obs"])
@@ -160,7 +160,7 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
     import json
 
     from shelfie_env.bots.learned.bot import PPOBot
-    from shelfie_env.train import run as train_cli
+    from shelfie_env.train import cli as train_cli
 
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
@@ -203,8 +203,8 @@ def test_training_run_with_the_expect_head_fits_the_planner(tmp_path):
 def test_distillation_on_reroll_rows_only_stays_finite():
     import torch
 
-    from shelfie_env.train.bc import clone, record_games
-    from shelfie_env.train.policy import ExpectHeadPolicy
+    from shelfie_env.train.maskable_ppo.bc import clone, record_games
+    from shelfie_env.train.maskable_ppo.policy import ExpectHeadPolicy
 
     data = record_games(2, 1, "planner", 5, 0.995, 0.1, 0.02, set_values=True)
     reroll = data["masks"][:, :64].any(axis=1)

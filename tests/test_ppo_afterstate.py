@@ -19,8 +19,8 @@ from shelfie_env.game.scoring import FULL
 from .conftest import assert_plays_legally
 
 torch = pytest.importorskip("torch")
-at = pytest.importorskip("shelfie_env.train.afterstate_torch")
-ro = pytest.importorskip("shelfie_env.train.afterstate_rollout")
+at = pytest.importorskip("shelfie_env.train.ppo_afterstate.torch_net")
+ro = pytest.importorskip("shelfie_env.train.ppo_afterstate.rollout")
 pa = pytest.importorskip("shelfie_env.train.ppo_afterstate")
 
 
@@ -134,9 +134,9 @@ def test_gae_on_a_hand_built_trajectory():
     assert adv.tolist() == pytest.approx([0.5, 0.8, 0.9])  # Monte Carlo: reward minus value
 
 
-def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused():
+def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused_with_its_algo():
     from shelfie_env.cli import build_parser
-    from shelfie_env.train.run import config_from_args
+    from shelfie_env.train.cli import config_from_args
 
     def parse(*argv: str):
         return build_parser("train").parse_args(["train", *argv])
@@ -145,8 +145,8 @@ def test_the_preset_is_read_and_a_recipe_of_another_trainer_is_refused():
     assert isinstance(cfg, pa.PPOAfterstateConfig)
     assert cfg.seed == 3 and cfg.players == 2 and cfg.rollout_worker and cfg.total_steps == 3_000_000
     assert config_from_args(parse()) == pa.PPOAfterstateConfig()  # no flags: the default run
-    with pytest.raises(ValueError, match="run: shelfie train-td --config td_2p"):
-        config_from_args(parse("--config", "td_2p"))
+    with pytest.raises(ValueError, match="is a config of --algo td, but --algo ppo_afterstate was given"):
+        config_from_args(parse("--algo", "ppo_afterstate", "--config", "td_2p"))
     with pytest.raises(
         ValueError, match="is a config of --algo maskable_ppo, but --algo ppo_afterstate was given"
     ):
@@ -157,7 +157,8 @@ def test_the_training_guide_shows_the_default_of_every_field():
     from pathlib import Path
 
     guide = (Path(__file__).resolve().parents[1] / "docs" / "training.md").read_text()
-    table = guide.split("Every field of `PPOAfterstateConfig`", 1)[1]
+    after = guide.split("Every field of `PPOAfterstateConfig`", 1)[1]
+    table = after[after.index("\n| field") :].split("\n\n", 1)[0]  # its table, not the next section's
     rows = {
         line.split("|")[1].strip(" `"): line.split("|")[2].strip()
         for line in table.splitlines()

@@ -11,7 +11,7 @@ from shelfie_env.bots.learned.card import CheckpointMismatchError, make_card
 from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.game.engine import Game
 from shelfie_env.train.checkpoint import save_model
-from shelfie_env.train.selfplay import SelfPlayEnv
+from shelfie_env.train.maskable_ppo.selfplay import SelfPlayEnv
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,35 @@ def test_cli_refuses_a_bad_flag_and_a_missing_checkpoint(tmp_path, capsys) -> No
         main(["--total-steps", "lots"])
     assert "expected a count" in capsys.readouterr().err
     assert main(["--resume", "--run-dir", str(tmp_path / "none")]) == 2
+    assert "--resume: no " in capsys.readouterr().err
+    (tmp_path / "none").mkdir()
+    (tmp_path / "none" / "config.json").write_text(json.dumps({"algo": "ppo_flat"}))
+    assert main(["--resume", "--run-dir", str(tmp_path / "none")]) == 2
     assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_shelfie_train_runs_the_preset_and_resumes_it_further(tmp_path, capsys) -> None:
+    from shelfie_env.cli import main as shelfie
+
+    run_dir = tmp_path / "f"
+    argv = ["train", "--config", "ppo_flat_2p", "--run-dir", str(run_dir)]
+    for name, value in TINY.items():
+        argv += [f"--{name.replace('_', '-')}", *map(str, value if isinstance(value, list) else [value])]
+    assert shelfie(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "[train] --algo ppo_flat: masked PPO with a flat policy head on the batched engine, from random weights "
+        "(chosen by --config ppo_flat_2p (its algo))"
+    )
+    assert out[1].startswith("[ppo_flat] flat masked PPO, 2 players, 1,024 learner decisions")
+    saved = json.loads((run_dir / "config.json").read_text())
+    assert saved["algo"] == "ppo_flat" and saved["obs"] == "features" and saved["num_envs"] == 16
+    assert shelfie(["train", "--resume", "--run-dir", str(run_dir), "--total-steps", "2k"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(f"(chosen by the run in {run_dir})")
+    assert json.loads(out[-3])["steps"] == 2048  # trained on from 1,024
+    assert shelfie(["train", "--resume", "--run-dir", str(run_dir), "--seed", "3"]) == 2
+    assert "can change only total_steps" in capsys.readouterr().err
 
 
 def test_a_corrupt_checkpoint_is_named(tmp_path) -> None:

@@ -51,7 +51,7 @@ def test_the_schedule_seats_the_learner_once_and_draws_opponents_by_their_shares
 
 
 def _train(argv: list[str]) -> int:
-    from shelfie_env.train import run as train_cli
+    from shelfie_env.train import cli as train_cli
 
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
@@ -89,7 +89,9 @@ def league_run(tmp_path: Path) -> None:
         evals_shown = [line for line in out if line.startswith("[rllib] eval at ")]
         assert evals_shown and "win rate against greedy" in evals_shown[-1] and "{" not in evals_shown[-1]
         assert out[-2].startswith("[rllib] done: ") and f"model {tmp_path / 'out.npz'} " in out[-2]
-        assert out[-1] == f"play it: shelfie play --bot ppo:path={tmp_path / 'out.npz'}"
+        from shelfie_env.train.console import program
+
+        assert out[-1] == f"play it: {program()} play --bot ppo:path={tmp_path / 'out.npz'}"
         league = json.loads((run / "league.json").read_text())
         assert league["env_steps"] >= 400 and league["cursor"] >= 1  # a snapshot slot was refreshed
         evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]

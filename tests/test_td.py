@@ -15,7 +15,7 @@ from shelfie_env.game.engine import Game
 from .conftest import assert_plays_legally
 
 torch = pytest.importorskip("torch")
-td = pytest.importorskip("shelfie_env.train.td")
+td = pytest.importorskip("shelfie_env.train.td.td")
 
 
 def test_lambda_returns_on_hand_built_cases():

@@ -20,16 +20,12 @@ import pytest
 from shelfie_env import bots
 from shelfie_env.cli import build_parser, main
 from shelfie_env.rllib.train import RLlibConfig
-from shelfie_env.train.config import (
-    PPOAfterstateConfig,
-    TrainConfig,
-    algo_config,
-    config_algo,
-    preset_names,
-    read_config,
-)
+from shelfie_env.train.cli import LEARNERS, choose_algo
+from shelfie_env.train.config import preset_names, read_config
 from shelfie_env.train.fields import describe_type
-from shelfie_env.train.run import planned_steps
+from shelfie_env.train.maskable_ppo.config import TrainConfig
+from shelfie_env.train.maskable_ppo.run import planned_steps
+from shelfie_env.train.ppo_afterstate.config import PPOAfterstateConfig
 from shelfie_env.train.td import TDConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +37,12 @@ TINY_AS = "--games 4 --net-arch 16 --eval-games 4 --turns-per-batch 32".split()
 TINY_TD = "--games 4 --eval-every 1 --eval-games 4 --net-arch 16 --eval-opponents greedy".split()
 
 
+@pytest.fixture(autouse=True)
+def shelfie_on_path(monkeypatch):
+    """This installation's ``shelfie`` on the ``PATH``, so printed commands name it ``shelfie``."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+
+
 def _help_of(command: str) -> str:
     parser = build_parser(command)
     sub = next(a for a in parser._actions if a.dest == "command").choices[command]  # type: ignore[attr-defined]
@@ -48,40 +50,32 @@ def _help_of(command: str) -> str:
 
 
 # ------------------------------------------------------------------ presets
-def test_each_command_lists_its_own_presets_and_names_the_other_commands():
-    ppo, td = preset_names("train"), preset_names("train-td")
-    assert ppo and td and not set(ppo) & set(td)
-    assert sorted(ppo + td) == preset_names()
-    assert sorted(preset_names("ppo_afterstate") + preset_names("maskable_ppo")) == ppo
-    assert "ppo_afterstate_2p" in preset_names("ppo_afterstate") and "ppo_2p" in preset_names("maskable_ppo")
-    for command, own, other, other_command in (
-        ("train", ppo, td, "train-td"),
-        ("train-td", td, ppo, "train"),
-    ):
-        text = _help_of(command)
-        assert f"a preset ({', '.join(own)})" in text
-        assert f"({', '.join(other)}) are for shelfie {other_command}" in text
+def test_every_preset_names_its_algorithm_and_shelfie_train_lists_them_all():
+    text = _help_of("train")
+    assert f"a preset ({', '.join(n for a in LEARNERS for n in preset_names(a))})" in text
+    assert sorted(n for a in LEARNERS for n in preset_names(a)) == preset_names()
+    assert "ppo_flat_2p" in preset_names("ppo_flat") and "td_2p" in preset_names("td")
+    for algo, learner in LEARNERS.items():
+        for name in preset_names(algo):
+            data = read_config(name)
+            assert data.pop("algo") == algo
+            learner.config(**data)  # every field fits its config
 
 
-@pytest.mark.parametrize("command", ["train", "train-td"])
-def test_every_preset_is_accepted_by_its_command_and_sent_to_it_by_the_other(command, capsys):
-    other = "train-td" if command == "train" else "train"
-    for name in preset_names(command):
-        data = read_config(name, command=command)
-        cls = algo_config(config_algo(data)) if command == "train" else TDConfig
-        data.pop("algo", None)
-        cls(**data)  # every field fits its config
-        assert main([other, "--config", name]) == 2
-        err = capsys.readouterr().err
-        assert f"run: shelfie {command} --config {name}" in err, err
+def test_the_flat_ppo_preset_is_two_players_on_features_for_ten_million_decisions():
+    data = read_config("ppo_flat_2p")
+    assert data == {"algo": "ppo_flat", "players": 2, "obs": "features", "total_steps": 10_000_000}
 
 
-def test_an_unknown_config_lists_the_commands_presets(capsys):
+def test_train_td_refuses_a_preset_of_another_algorithm_by_name(capsys):
+    assert main(["train-td", "--config", "ppo_2p"]) == 2
+    err = capsys.readouterr().err
+    assert "shelfie train-td: error: --config ppo_2p is a config of --algo maskable_ppo" in err, err
+
+
+def test_an_unknown_config_lists_the_presets(capsys):
     assert main(["train-td", "--config", "nope"]) == 2
-    assert (
-        f"not a preset of shelfie train-td (presets: {', '.join(preset_names('train-td'))})"
-        in capsys.readouterr().err
-    )
+    assert f"not a preset (presets: {', '.join(preset_names())})" in capsys.readouterr().err
 
 
 # -------------------------------------------------------------- field types
@@ -169,7 +163,7 @@ def test_a_bad_training_argument_is_named(argv, words, tmp_path, capsys):
 def test_a_non_numeric_argument_is_named_by_argparse(argv, capsys):
     with pytest.raises(SystemExit):
         main(argv)
-    assert f"argument {argv[1]}: invalid" in capsys.readouterr().err
+    assert f"argument {argv[1]}: " in capsys.readouterr().err
 
 
 # ------------------------------------------------------- header and end lines
@@ -197,6 +191,8 @@ def test_train_prints_a_header_and_ends_with_the_model_and_the_command_that_play
     argv = ["train", *TINY_PPO, "--total-steps", "300", "--run-dir", str(run_dir), "--export", str(export)]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out[0] == "[train] --algo maskable_ppo: sb3-contrib's MaskablePPO, warm-started by behaviour cloning of a teacher (chosen by --algo maskable_ppo)"
+    out = out[1:]
     assert out[0].startswith("[train] 2 players, 300 PPO steps (rounded up to 512: 2 whole rollouts of 256)")
     assert out[0].endswith(f"-> {run_dir}")
     assert json.loads((run_dir / "latest.json").read_text())["steps"] == 512
@@ -208,6 +204,7 @@ def test_train_td_prints_a_header_and_ends_with_the_model_and_the_command_that_p
     run_dir = tmp_path / "t"
     assert main(["train-td", *TINY_TD, "--iterations", "1", "--run-dir", str(run_dir)]) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out.pop(0).startswith("[train] --algo td: TD(lambda) self-play")
     assert out[0].startswith("[td] TD(lambda) self-play, 2 players, 1 iterations x 4 games")
     assert out[0].endswith(f"-> {run_dir}")
     model = run_dir / "latest.npz"
@@ -224,6 +221,29 @@ def test_a_solo_model_is_scored_by_the_arena():
         play_command("td", Path("a b/latest.npz"), 3)
         == "shelfie play --players 3 --bot 'td:path=a b/latest.npz'"
     )
+
+
+def test_a_printed_command_names_the_program_as_it_runs_from_here(monkeypatch, tmp_path):
+    from shelfie_env.train.console import play_command, program, resume_command
+
+    script = Path(sys.executable).with_name("shelfie")
+    assert script.is_file()
+    monkeypatch.setattr(sys, "argv", ["-c"])
+    assert program() == "shelfie"  # this installation's shelfie is on the PATH
+    monkeypatch.setenv("PATH", str(tmp_path))  # not on the PATH: its path, from where the user is
+    monkeypatch.chdir(script.parents[2])
+    local = str(script.relative_to(script.parents[2]))
+    assert program() == local
+    assert play_command("ppo", Path("m.npz"), 2) == f"{local} play --bot ppo:path=m.npz"
+    assert resume_command("train", "runs/x") == f"{local} train --resume --run-dir runs/x"
+    monkeypatch.chdir(tmp_path)
+    assert program() == str(script.absolute())
+    other = tmp_path / "shelfie"
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    assert program() == str(script.absolute())  # a shelfie on the PATH that is another program
+    monkeypatch.setattr(sys, "argv", [str(other)])
+    assert program() == "shelfie"  # the command the user typed is the one on the PATH
 
 
 # -------------------------------------------------------------------- Ctrl-C
@@ -268,7 +288,7 @@ def test_ctrl_c_in_train_td_prints_the_command_that_resumes_it(tmp_path, capsys,
     assert rc == 130, err
     assert "Traceback" not in err
     resume = err.strip().splitlines()[-1].strip()
-    assert resume == f"shelfie train-td --resume --run-dir {run_dir}"
+    assert resume == f"shelfie train --resume --run-dir {run_dir}"
     found = re.search(r"the last checkpoint is after iteration (\d+) of 100000", err)
     assert found, err
     done = int(found.group(1))
@@ -291,15 +311,16 @@ def test_ctrl_c_in_train_prints_the_command_that_resumes_it(tmp_path):
     assert f"the last checkpoint is at {steps:,} steps" in err
 
 
-def test_resuming_a_run_of_the_other_command_names_that_command(tmp_path, capsys):
-    ppo_run, td_run = tmp_path / "ppo", tmp_path / "td"
-    for run_dir, cfg in ((ppo_run, TrainConfig()), (td_run, TDConfig())):
+def test_resume_trains_the_algorithm_of_the_run(tmp_path, capsys):
+    for algo, learner in LEARNERS.items():
+        run_dir = tmp_path / algo
         run_dir.mkdir()
-        (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg)))
-    assert main(["train", "--resume", "--run-dir", str(td_run)]) == 2
-    assert f"run: shelfie train-td --resume --run-dir {td_run}" in capsys.readouterr().err
-    assert main(["train-td", "--resume", "--run-dir", str(ppo_run)]) == 2
-    assert f"run: shelfie train --resume --run-dir {ppo_run}" in capsys.readouterr().err
+        (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(learner.config())))
+        args = build_parser("train").parse_args(["train", "--resume", "--run-dir", str(run_dir)])
+        assert choose_algo(args) == (algo, f"the run in {run_dir}")
+    assert main(["train-td", "--resume", "--run-dir", str(tmp_path / "maskable_ppo")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'maskable_ppo'} is for no single algorithm; shelfie train-td trains td" in err, err
 
 
 def test_train_td_help_describes_every_field():
@@ -318,7 +339,7 @@ def test_train_with_no_algorithm_flag_runs_the_after_state_trainer_and_names_the
     tmp_path, capsys
 ):
     from shelfie_env.bots.learned.card import load_card
-    from shelfie_env.train.run import config_from_args
+    from shelfie_env.train.cli import config_from_args
 
     run_dir = tmp_path / "r"
     assert (
@@ -326,6 +347,10 @@ def test_train_with_no_algorithm_flag_runs_the_after_state_trainer_and_names_the
         == 0
     )
     out = capsys.readouterr().out.splitlines()
+    assert out.pop(0) == (
+        "[train] --algo ppo_afterstate: PPO with the after-state policy, from random weights, no teacher "
+        "(chosen by the default)"
+    )
     assert out[0].startswith(
         "[train] PPO with the after-state policy, 2 players, 300 steps from random weights"
     )
@@ -363,6 +388,7 @@ def test_the_after_state_preset_runs_through_shelfie_train(tmp_path, capsys):
     ]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out.pop(0).endswith("(chosen by --config ppo_afterstate_2p (its algo))")
     assert (
         out[0].startswith("[train] PPO with the after-state policy")
         and "(config ppo_afterstate_2p)" in out[0]
@@ -390,7 +416,8 @@ def test_the_after_state_preset_runs_through_shelfie_train(tmp_path, capsys):
         (["--bc-games", "0", "--progress"], "--bc-games, --progress are options of --algo maskable_ppo"),
         (
             ["--config", "ppo_2p", "--games", "8"],
-            "--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of --config ppo_2p)",
+            "--games is an option of --algo ppo_afterstate or --algo td, not of maskable_ppo "
+            "(--config ppo_2p (its algo))",
         ),
         (
             ["--algo", "maskable_ppo", "--beta", "3"],
@@ -436,7 +463,8 @@ def test_resume_follows_the_algorithm_of_the_run_and_refuses_the_other(tmp_path,
     assert main(["train", "--resume", "--run-dir", str(ppo_run), "--games", "3"]) == 2
     err = capsys.readouterr().err
     assert (
-        f"--games is an option of --algo ppo_afterstate, not of maskable_ppo (the algorithm of the run in {ppo_run})"
+        f"--games is an option of --algo ppo_afterstate or --algo td, not of maskable_ppo "
+        f"(the run in {ppo_run})"
         in err
     )
     assert main(["train", "--resume", "--run-dir", str(as_run)]) == 2  # config.json but no checkpoint yet

@@ -13,10 +13,12 @@ import pytest
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card
 from shelfie_env.game.engine import Game
-from shelfie_env.train import run as train_cli
+from shelfie_env.train import cli as train_cli
 from shelfie_env.train.checkpoint import load_model
-from shelfie_env.train.config import TrainConfig, field_docs
-from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv
+from shelfie_env.train.config import field_docs
+from shelfie_env.train.maskable_ppo import run as maskable
+from shelfie_env.train.maskable_ppo.config import TrainConfig
+from shelfie_env.train.maskable_ppo.selfplay import OpponentPool, SelfPlayEnv
 
 TINY = [
     "--algo",
@@ -122,7 +124,7 @@ def test_mismatched_card_is_refused(smoke_run, tmp_path):
 
 
 def test_config_validation_and_docs():
-    docs = field_docs()
+    docs = field_docs(TrainConfig)
     import dataclasses
 
     assert {f.name for f in dataclasses.fields(TrainConfig)} == set(docs)
@@ -176,7 +178,7 @@ def test_warm_start_records_metrics(smoke_run):
 
 
 def test_teacher_returns_are_discounted_outcomes():
-    from shelfie_env.train.bc import record_games
+    from shelfie_env.train.maskable_ppo.bc import record_games
 
     data = record_games(2, 2, "greedy", seed=4, gamma=0.5, margin_coef=0.0, solo_reward_scale=0.0)
     n = len(data["actions"])
@@ -188,7 +190,7 @@ def test_teacher_returns_are_discounted_outcomes():
 
 def test_dagger_records_only_the_learners_positions_with_teacher_labels():
     from shelfie_env.bots import make
-    from shelfie_env.train.bc import record_games
+    from shelfie_env.train.maskable_ppo.bc import record_games
 
     full = record_games(2, 2, "greedy", seed=8, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
     dag = record_games(
@@ -221,7 +223,7 @@ def test_batched_training_run_uses_the_pool_and_resumes(tmp_path):
 
 
 def test_batched_selfplay_rewards_match_the_scalar_shaping():
-    from shelfie_env.train.selfplay import batched_selfplay_env
+    from shelfie_env.train.maskable_ppo.selfplay import batched_selfplay_env
 
     pool = OpponentPool(opp_random=1.0, opp_greedy=0.0, seed=0)
     venv = batched_selfplay_env(2, 16, pool, margin_coef=0.1, solo_reward_scale=0.02, seed=4)
@@ -250,7 +252,7 @@ def test_batched_selfplay_rewards_match_the_scalar_shaping():
 
 def test_planner_teacher_records_its_action_values():
     from shelfie_env.bots.planner.search import ranked_actions
-    from shelfie_env.train.bc import record_games
+    from shelfie_env.train.maskable_ppo.bc import record_games
 
     data = record_games(2, 1, "planner", seed=3, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
     values, masks, acts = data["values"], data["masks"], data["actions"]
@@ -265,7 +267,7 @@ def test_planner_teacher_records_its_action_values():
 
 
 def test_soft_targets_are_a_softmax_over_the_legal_actions():
-    from shelfie_env.train.bc import soft_targets
+    from shelfie_env.train.maskable_ppo.bc import soft_targets
 
     values = np.array([[1.0, 0.5, 9.0, 0.0], [0.0, 0.0, 0.0, 2.0]], np.float32)
     masks = np.array([[True, True, False, True], [False, True, True, False]])
@@ -283,8 +285,8 @@ def test_soft_targets_are_a_softmax_over_the_legal_actions():
 def test_soft_cloning_fits_the_teacher_and_needs_values():
     from sb3_contrib import MaskablePPO
 
-    from shelfie_env.train.bc import clone, record_games
-    from shelfie_env.train.selfplay import SelfPlayEnv
+    from shelfie_env.train.maskable_ppo.bc import clone, record_games
+    from shelfie_env.train.maskable_ppo.selfplay import SelfPlayEnv
 
     data = record_games(2, 3, "planner", seed=5, gamma=0.9, margin_coef=0.0, solo_reward_scale=0.0)
     model = MaskablePPO("MlpPolicy", SelfPlayEnv(players=2), policy_kwargs={"net_arch": [64]}, seed=0)
@@ -310,11 +312,11 @@ def test_the_cards_train_command_reproduces_the_config():
     )
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
-    words = shlex.split(train_cli.train_command(cfg))
+    words = shlex.split(maskable.train_command(cfg))
     assert words[:2] == ["shelfie", "train"] and "--batched" in words
     assert train_cli.config_from_args(parser.parse_args(words[2:])) == cfg
     other = dataclasses.replace(cfg, init_from="runs/my run/distilled.zip")
-    words = shlex.split(train_cli.train_command(other))
+    words = shlex.split(maskable.train_command(other))
     assert train_cli.config_from_args(parser.parse_args(words[2:])) == other
 
 
@@ -345,7 +347,7 @@ def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
 
     cfg = TrainConfig(players=2, bc_teacher="planner", policy_head="expect")
     run = tmp_path / "run"
-    path = train_cli.teacher_cache_path
+    path = maskable.teacher_cache_path
 
     same = path(cfg, run, make("planner"), valued=True, sets=True)
     assert same == path(cfg, run, make("planner"), valued=True, sets=True)
@@ -367,21 +369,21 @@ def test_teacher_spec_sets_the_teachers_weights(tmp_path):
     teacher = build_bot(cfg.bc_teacher)
     assert teacher.weights.threat == 0.4
     run = tmp_path / "run"
-    spec_path = train_cli.teacher_cache_path(cfg, run, teacher, valued=True, sets=True)
+    spec_path = maskable.teacher_cache_path(cfg, run, teacher, valued=True, sets=True)
     plain = dataclasses.replace(cfg, bc_teacher="planner")
     # the same name as the bot built with those weights directly; no ':' in the file name
-    assert spec_path == train_cli.teacher_cache_path(
+    assert spec_path == maskable.teacher_cache_path(
         plain, run, make("planner", threat=0.4), valued=True, sets=True
     )
     assert ":" not in spec_path.name and spec_path.name.startswith("planner_w")
-    assert spec_path != train_cli.teacher_cache_path(plain, run, make("planner"), valued=True, sets=True)
+    assert spec_path != maskable.teacher_cache_path(plain, run, make("planner"), valued=True, sets=True)
     # a bot without weights: the spec's settings are the fingerprint
     ppo_a = dataclasses.replace(cfg, bc_teacher="ppo:path=a.zip")
     ppo_b = dataclasses.replace(cfg, bc_teacher="ppo:path=b.zip")
     bare = object()  # stands in for the built bot (no weights attribute)
-    a_path = train_cli.teacher_cache_path(ppo_a, run, bare, valued=False, sets=False)
+    a_path = maskable.teacher_cache_path(ppo_a, run, bare, valued=False, sets=False)
     assert a_path.name.startswith("ppo_w") and ":" not in a_path.name
-    assert a_path != train_cli.teacher_cache_path(ppo_b, run, bare, valued=False, sets=False)
+    assert a_path != maskable.teacher_cache_path(ppo_b, run, bare, valued=False, sets=False)
     with pytest.raises(ValueError, match="bc_teacher: bot spec 'planner:threat': expected key=value"):
         TrainConfig(players=2, bc_teacher="planner:threat")
     with pytest.raises(ValueError, match="bc_teacher: bot spec ':x' has no name"):
@@ -392,7 +394,7 @@ def test_teacher_spec_sets_the_teachers_weights(tmp_path):
 
 def test_record_games_plays_a_teacher_spec():
     """The teacher data of a spec is the configured bot's: its action values follow its weights."""
-    from shelfie_env.train.bc import record_games
+    from shelfie_env.train.maskable_ppo.bc import record_games
 
     kw = dict(gamma=0.995, margin_coef=0.1, solo_reward_scale=0.02)
     a = record_games(2, 1, "planner:threat=0.0", 5, **kw)
@@ -437,8 +439,8 @@ def test_config_files_and_bad_presets(tmp_path):
 
 def test_the_selftaught_recipe_reads_no_teacher_data(tmp_path, monkeypatch):
     """``selftaught_2p`` starts from random weights: no teacher games, no cache, card teacher none."""
-    from shelfie_env.train import bc
     from shelfie_env.train.config import read_config
+    from shelfie_env.train.maskable_ppo import bc
 
     cfg = TrainConfig.from_dict(read_config("selftaught_2p"))
     assert cfg.bc_games == 0 and not cfg.init_from and cfg.policy_head == "expect"
@@ -447,7 +449,7 @@ def test_the_selftaught_recipe_reads_no_teacher_data(tmp_path, monkeypatch):
         raise AssertionError("the self-taught recipe recorded teacher games")
 
     monkeypatch.setattr(bc, "record_games", no_teacher)
-    monkeypatch.setattr(train_cli, "warm_start", no_teacher)
+    monkeypatch.setattr(maskable, "warm_start", no_teacher)
     parser = argparse.ArgumentParser()
     train_cli.add_arguments(parser)
     small = [

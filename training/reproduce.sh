@@ -8,7 +8,7 @@ shelfie=${SHELFIE:-.venv/bin/shelfie}
 run_dir=runs/$preset
 case "$preset" in
   td_*)
-    "$shelfie" train-td --config "$preset" --run-dir "$run_dir" "$@"
+    "$shelfie" train --config "$preset" --run-dir "$run_dir" "$@"
     "$shelfie" arena "td:path=$run_dir/latest.npz" greedy --players 2 --games 2000 --seed 0 --out "$run_dir/arena"
     ;;
   ppo_solo)

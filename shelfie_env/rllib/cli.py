@@ -35,35 +35,19 @@ SHARED = {
 """``shelfie train`` flag (TrainConfig field) -> RLlibConfig field."""
 
 OWN = ("num_env_runners", "address", "train_batch_size")
-"""Flags only the RLlib backend reads."""
+"""Flags only the RLlib backend reads (``shelfie train`` declares them)."""
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags only ``--backend rllib`` uses."""
-    group = parser.add_argument_group("RLlib backend (--backend rllib)")
-    group.add_argument(
-        "--num-env-runners", type=int, default=None, help="remote sampling processes (default 0)"
-    )
-    group.add_argument(
-        "--address",
-        default=None,
-        help="Ray cluster to join: auto, or ray://HOST:10001 (default: a local Ray)",
-    )
-    group.add_argument(
-        "--train-batch-size", type=int, default=None, help="env steps per iteration (default 4000)"
-    )
+NOT_FIELDS = {"command", "algo", "config", "resume", "export", "backend", *OWN}
+"""Arguments of ``shelfie train`` that are not config fields of a learner."""
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
     """The :class:`RLlibConfig` of the flags (and of the resumed run's ``config.json``)."""
     from shelfie_env.rllib.train import RLlibConfig
-    from shelfie_env.train.config import PPOAfterstateConfig, TrainConfig
 
     fields = {f.name for f in dataclasses.fields(RLlibConfig)}
-    if getattr(args, "algo", None) == "ppo_afterstate":
-        raise ValueError(
-            "--backend rllib trains its own PPO, not --algo ppo_afterstate (drop --backend rllib)"
-        )
+    if getattr(args, "algo", None) not in (None, "maskable_ppo"):
+        raise ValueError(f"--backend rllib trains its own PPO, not --algo {args.algo} (drop --backend rllib)")
     data: dict[str, Any] = {}
     if getattr(args, "resume", False):
         path = Path(args.run_dir or RLlibConfig.run_dir) / "config.json"
@@ -71,31 +55,25 @@ def config_from_args(args: argparse.Namespace) -> Any:
             raise FileNotFoundError(f"--resume: no {path}")
         data.update(json.loads(path.read_text()))
     if getattr(args, "config", None):
-        from shelfie_env.train.config import fits_command, read_config
+        from shelfie_env.train.config import read_config
 
         extra = read_config(args.config)
-        if fits_command(extra, "train-td"):
+        algo = extra.pop("algo", "maskable_ppo")
+        if algo != "maskable_ppo":
             raise ValueError(
-                f"--config {args.config} is a config of shelfie train-td, not shelfie train --backend rllib; "
-                f"run: shelfie train-td --config {args.config}"
-            )
-        if extra.get("algo") == "ppo_afterstate":
-            raise ValueError(
-                f"--config {args.config} is a config of --algo ppo_afterstate, not of --backend rllib; "
+                f"--config {args.config} is a config of --algo {algo}, not of --backend rllib; "
                 f"run: shelfie train --config {args.config}"
             )
-        if extra.get("algo") == "maskable_ppo":
-            extra.pop("algo")
         unknown = sorted(set(extra) - fields - {"backend"})
         if unknown:
             raise ValueError(f"{args.config}: not RLlib config field(s): {', '.join(unknown)}")
         data.update({k: v for k, v in extra.items() if k != "backend"})
     unused = []
     flags: dict[str, str] = {}  # RLlibConfig field -> the flag's field that set it
-    names = [f.name for f in dataclasses.fields(TrainConfig)]
-    names += [f.name for f in dataclasses.fields(PPOAfterstateConfig) if f.name not in names]
-    for name in names:
-        value = getattr(args, name, None)
+    for name in sorted(vars(args)):
+        value = getattr(args, name)
+        if name in NOT_FIELDS or name.startswith("_"):
+            continue
         if value is None:
             continue
         if name in SHARED:

@@ -13,7 +13,7 @@ the project's model format:
 
 ``model_config`` keys: ``hidden`` (widths, default ``[256, 256]``), ``head``
 (``flat``: a linear layer over the 120 ids; ``expect``: the expectimax head of
-:mod:`shelfie_env.train.policy`), ``set_arch`` (the expect head's placement
+:mod:`shelfie_env.train.maskable_ppo.policy`), ``set_arch`` (the expect head's placement
 MLP, default ``hidden``) and ``init_from``.
 """
 
@@ -66,7 +66,7 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
         if head == "flat":
             self.action_net: nn.Module = nn.Linear(hidden[-1], NUM_ACTIONS)
         elif head == "expect":
-            from shelfie_env.train.policy import ExpectHead
+            from shelfie_env.train.maskable_ppo.policy import ExpectHead
 
             set_arch = [int(h) for h in cfg.get("set_arch", hidden)]
             self.action_net = ExpectHead(hidden[-1], size, self.players, set_arch)

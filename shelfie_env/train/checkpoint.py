@@ -8,6 +8,7 @@ from such a pair (``shelfie train --init-from``).
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -146,3 +147,13 @@ def load_weights(model: Any, path: str | Path, num_players: int | None = None) -
 
 
 __all__ = ["card_path", "export_weights", "load_model", "load_weights", "save_model", "zip_path"]
+
+
+def copy_model(source: str | Path, export: str | Path) -> Path:
+    """Copy model ``source`` (``.npz``) and its card to ``export`` (suffix ``.npz``); returns the new path."""
+    source = Path(source)
+    target = Path(export).with_suffix(".npz")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    shutil.copyfile(source.with_suffix(".json"), target.with_suffix(".json"))
+    return target

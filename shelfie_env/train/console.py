@@ -1,13 +1,40 @@
 """What the training commands print around a run: the model written and the command that plays
-it, the command that resumes an interrupted run, and option names in config errors."""
+it, the command that resumes an interrupted run, and option names in config errors.
+
+A printed command runs as printed from where the user is: it names the ``shelfie`` program as
+this process found it (``.venv/bin/shelfie`` when ``shelfie`` on the ``PATH`` is another
+program or none, see :func:`program`)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+
+def program() -> str:
+    """How the user runs the ``shelfie`` command from the current directory: ``shelfie`` when
+    that name on the ``PATH`` is this installation's, else the path of this installation's
+    script (``.venv/bin/shelfie``: the one that started this process, or the one beside its
+    Python), relative to the current directory when it lies below it."""
+    started = Path(sys.argv[0]) if sys.argv and Path(sys.argv[0]).name == "shelfie" else None
+    script = started if started is not None and started.is_file() else Path(sys.executable).with_name("shelfie")
+    if not script.is_file():
+        return "shelfie"
+    on_path = shutil.which("shelfie")
+    if on_path is not None and Path(on_path).resolve() == script.resolve():
+        return "shelfie"
+    where = Path(os.path.abspath(script))
+    try:
+        shown = str(where.relative_to(Path.cwd()))
+    except ValueError:
+        shown = str(where)
+    return shlex.quote(shown)
 
 
 def play_command(bot: str, model: str | Path, players: int) -> str:
@@ -15,9 +42,9 @@ def play_command(bot: str, model: str | Path, players: int) -> str:
     or, for a solo model (a game with no opponent), an arena run that scores it."""
     spec = shlex.quote(f"{bot}:path={model}")
     if players == 1:
-        return f"shelfie arena {spec} --players 1 --games 200"
+        return f"{program()} arena {spec} --players 1 --games 200"
     table = "" if players == 2 else f" --players {players}"
-    return f"shelfie play{table} --bot {spec}"
+    return f"{program()} play{table} --bot {spec}"
 
 
 def done_message(
@@ -57,9 +84,10 @@ def config_flags(config: Mapping[str, Any]) -> str:
 
 
 def resume_command(command: str, run_dir: str | Path, *extra: str) -> str:
-    """``shelfie <command> --resume --run-dir <run_dir> [extra...]``, shell-quoted."""
-    words = ["shelfie", command, "--resume", "--run-dir", str(run_dir), *extra]
-    return " ".join(shlex.quote(w) for w in words)
+    """``shelfie <command> --resume --run-dir <run_dir> [extra...]``, shell-quoted (the program as
+    :func:`program` names it)."""
+    words = [command, "--resume", "--run-dir", str(run_dir), *extra]
+    return " ".join([program(), *(shlex.quote(w) for w in words)])
 
 
 def name_flags(message: str, given: Iterable[str] | Mapping[str, str]) -> str:

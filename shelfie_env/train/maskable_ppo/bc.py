@@ -61,7 +61,7 @@ def record_games(
     learner plays seat ``i mod players`` of game ``i`` and the teacher the
     others; only the learner's decisions are recorded, each labelled with what
     the teacher would have played there (DAgger). ``returns`` are the recorded
-    mover's discounted rewards as :class:`shelfie_env.train.selfplay.SelfPlayEnv` gives them.
+    mover's discounted rewards as :class:`shelfie_env.train.maskable_ppo.selfplay.SelfPlayEnv` gives them.
     When the teacher reports action values (``action_values_game``) they are
     recorded too, as ``values`` (``(n, 120)``, 0 for illegal actions); with
     ``set_values`` also its placement values (``sv``/``sv_index``, module docstring).

@@ -66,7 +66,7 @@ class TrainConfig:
     """Hidden activation: ``tanh`` or ``relu``."""
 
     policy_head: str = "flat"
-    """Actor output (:mod:`shelfie_env.train.policy`): ``flat`` (SB3's one linear layer, a logit
+    """Actor output (:mod:`shelfie_env.train.maskable_ppo.policy`): ``flat`` (SB3's one linear layer, a logit
     per action id) or ``expect`` (an MLP of width ``net_arch`` values every placement the turn
     can end with, and the reroll ids get the exact expected value over the dice, as the planner
     computes it; with ``bc_teacher planner`` it is fitted to the planner's placement values)."""
@@ -92,7 +92,7 @@ class TrainConfig:
     is uniform over the older snapshots in the pool."""
 
     bc_games: int = 2000
-    """Warm start (:mod:`shelfie_env.train.bc`): games of the teacher against itself whose decisions the
+    """Warm start (:mod:`shelfie_env.train.maskable_ppo.bc`): games of the teacher against itself whose decisions the
     network imitates before PPO starts (0 = start PPO from a random network)."""
 
     bc_epochs: int = 5
@@ -226,8 +226,11 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        """Inverse of :meth:`to_dict`; unknown keys are refused."""
+        """Inverse of :meth:`to_dict` (an ``algo`` key, if any, must be ``maskable_ppo``); unknown keys are refused."""
         names = {f.name for f in dataclasses.fields(cls)}
+        if data.get("algo", "maskable_ppo") != "maskable_ppo":
+            raise ValueError(f"a config of --algo {data['algo']}, not of maskable_ppo")
+        data = {k: v for k, v in data.items() if k != "algo"}
         unknown = sorted(set(data) - names)
         if unknown:
             raise ValueError(f"unknown config field(s): {', '.join(unknown)}")

@@ -1,22 +1,12 @@
-"""``shelfie train`` / ``python -m shelfie_env.train.run``: self-play training.
+"""MaskablePPO self-play (``shelfie train --algo maskable_ppo``): warm start, PPO, checkpoints.
 
-``--algo`` picks the algorithm: ``ppo_afterstate`` (the default; PPO with the
-after-state policy from random weights, :mod:`shelfie_env.train.ppo_afterstate`)
-or ``maskable_ppo`` (sb3-contrib's MaskablePPO with a warm start, this module).
-A ``--config`` or a resumed run says its own algorithm, and ``--backend sb3``
-means ``maskable_ppo``; ``--backend rllib`` runs :mod:`shelfie_env.rllib`.
+:func:`train` runs (or resumes) the run of a :class:`~shelfie_env.train.maskable_ppo.config.TrainConfig`:
+behaviour cloning of ``bc_teacher`` (:mod:`.bc`, with DAgger rounds) or ``init_from`` a model,
+then sb3-contrib's MaskablePPO against the opponent pool (:mod:`.selfplay`: ``random``,
+``greedy`` and frozen snapshots), with periodic evaluations and checkpoints (:mod:`.callbacks`);
+:func:`train_cli` is what ``shelfie train --algo maskable_ppo`` runs.
 
-``--config NAME`` starts from a preset (``ppo_afterstate_2p``, ``ppo_2p``,
-``ppo_solo``: the recipes of the shipped models, in ``shelfie_env/train/presets/``)
-or from a TOML/JSON file; every field of the algorithm's config
-(:class:`~shelfie_env.train.config.PPOAfterstateConfig` or
-:class:`~shelfie_env.train.config.TrainConfig`) is also a flag and overrides it
-(``--total-steps 3000000 --players 2 --run-dir runs/x``); a flag of the other
-algorithm is refused with its name. ``--resume`` continues a run from its last
-checkpoint. ``--export x.npz`` writes the run's best network as weights + card,
-the files the ``ppo`` bot plays without torch.
-
-MaskablePPO's run directory layout: ``config.json``, ``progress.csv``, ``bc.json``, ``tb/`` (TensorBoard:
+The run directory holds ``config.json``, ``progress.csv``, ``bc.json``, ``tb/`` (TensorBoard:
 ``charts/`` and ``losses/``), ``eval.jsonl``, ``latest.zip``/``.json``,
 ``best.zip``/``.json``, ``pool.npz``, and ``distilled.zip`` (the network right
 after the warm start, with its card).
@@ -24,8 +14,6 @@ after the warm start, with its card).
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -36,196 +24,8 @@ from typing import Any
 from shelfie_env.bots.learned.card import CheckpointMismatchError
 from shelfie_env.train import console
 from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
-from shelfie_env.train.config import (
-    ALGOS,
-    DEFAULT_ALGO,
-    PPOAfterstateConfig,
-    TrainConfig,
-    algo_config,
-    algo_fields,
-    check_resumed,
-    config_algo,
-    field_docs,
-    preset_names,
-    read_config,
-)
-from shelfie_env.train.console import config_error, config_flags
-
-ALGO_HELP = {
-    "ppo_afterstate": "PPO with the after-state policy, from random weights, no teacher",
-    "maskable_ppo": "sb3-contrib's MaskablePPO, warm-started by behaviour cloning of a teacher",
-}
-
-
-def _add_field(group: Any, name: str, default: Any, help_text: str) -> None:
-    flag = "--" + name.replace("_", "-")
-    if isinstance(default, bool):
-        group.add_argument(
-            flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text
-        )
-    elif isinstance(default, list):
-        group.add_argument(flag, dest=name, type=int, nargs="+", default=None, help=help_text)
-    else:
-        group.add_argument(flag, dest=name, type=type(default), default=None, help=help_text)
-
-
-def _shown(value: Any) -> str:
-    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--algo``, ``--config``, one flag per field of either algorithm's config, ``--backend``,
-    ``--resume``, ``--export`` and the RLlib backend's flags."""
-    parser.add_argument(
-        "--algo",
-        choices=ALGOS,
-        default=None,
-        help="; ".join(f"{a}: {ALGO_HELP[a]}" for a in ALGOS)
-        + f" (default: {DEFAULT_ALGO}, or the algorithm of --config / of the run --resume continues)",
-    )
-    parser.add_argument(
-        "--config",
-        help=f"a preset ({', '.join(preset_names('train'))}) or a TOML/JSON file of config fields (flags "
-        f"override it); the TD(lambda) presets ({', '.join(preset_names('train-td'))}) are for shelfie train-td",
-    )
-    configs = {algo: algo_config(algo) for algo in ALGOS}
-    docs = {algo: field_docs(cls) for algo, cls in configs.items()}
-    defaults = {algo: cls() for algo, cls in configs.items()}
-    shared = algo_fields("ppo_afterstate") & algo_fields("maskable_ppo")
-    group = parser.add_argument_group("options of both algorithms")
-    for f in dataclasses.fields(PPOAfterstateConfig):
-        if f.name in shared:
-            texts = {algo: docs[algo].get(f.name, "") for algo in ALGOS}
-            values = {algo: _shown(getattr(defaults[algo], f.name)) for algo in ALGOS}
-            if len(set(texts.values())) == 1:
-                shown = (
-                    values[ALGOS[0]]
-                    if len(set(values.values())) == 1
-                    else ", ".join(f"{values[algo]} with {algo}" for algo in ALGOS)
-                )
-                help_text = f"{texts[ALGOS[0]]} (default: {shown})"
-            else:
-                help_text = "; ".join(f"{algo}: {texts[algo]} (default: {values[algo]})" for algo in ALGOS)
-            _add_field(group, f.name, getattr(defaults[ALGOS[0]], f.name), help_text)
-    for algo in ALGOS:
-        title = f"options of --algo {algo}" + (" (the default)" if algo == DEFAULT_ALGO else "")
-        group = parser.add_argument_group(title)
-        for f in dataclasses.fields(configs[algo]):
-            if f.name not in shared:
-                default = getattr(defaults[algo], f.name)
-                _add_field(
-                    group, f.name, default, f"{docs[algo].get(f.name, '')} (default: {_shown(default)})"
-                )
-    parser.add_argument(
-        "--backend",
-        choices=("sb3", "rllib"),
-        default=None,
-        help="sb3: MaskablePPO in one process (the backend of --algo maskable_ppo); "
-        "rllib: league self-play on Ray RLlib (docs/scale.md)",
-    )
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --run-dir from its last checkpoint (config from its config.json)",
-    )
-    parser.add_argument(
-        "--export",
-        type=Path,
-        default=None,
-        help="after training, write the run's best network and its card to this .npz path",
-    )
-    from shelfie_env.rllib.cli import add_arguments as add_rllib_arguments
-
-    add_rllib_arguments(parser)
-
-
-def choose_algo(args: argparse.Namespace) -> tuple[str, str]:
-    """The algorithm of a ``shelfie train`` command line and what chose it: the run ``--resume``
-    continues, ``--config``, ``--algo``, ``--backend sb3``, or the default. ``ValueError`` when two
-    of them disagree."""
-    explicit = getattr(args, "algo", None)
-    default = explicit or DEFAULT_ALGO
-    said: list[tuple[str, str, str]] = []  # (algo, what chose it, the sentence saying so)
-    if getattr(args, "resume", False):
-        run_dir = Path(getattr(args, "run_dir", None) or TrainConfig.run_dir)
-        path = run_dir / "config.json"
-        if not path.is_file():
-            raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
-        data = json.loads(path.read_text())
-        check_resumed(run_dir, data, "train")
-        algo = config_algo(data, default)
-        if algo in ALGOS:
-            said.append(
-                (algo, f"the algorithm of the run in {run_dir}", f"{run_dir} holds a run of --algo {algo}")
-            )
-    config = getattr(args, "config", None)
-    if config:
-        algo = config_algo(read_config(config, command="train"), default)
-        if algo in ALGOS:
-            said.append(
-                (
-                    algo,
-                    f"the algorithm of --config {config}",
-                    f"--config {config} is a config of --algo {algo}",
-                )
-            )
-    if explicit:
-        said.append((explicit, f"--algo {explicit}", f"--algo {explicit} was given"))
-    if getattr(args, "backend", None) == "sb3":
-        said.append(("maskable_ppo", "--backend sb3", "--backend sb3 is the backend of --algo maskable_ppo"))
-    for algo, _, sentence in said[1:]:
-        if algo != said[0][0]:
-            raise ValueError(f"{said[0][2]}, but {sentence}")
-    if said:
-        return said[0][0], said[0][1]
-    return DEFAULT_ALGO, "the default"
-
-
-def check_options(args: argparse.Namespace, algo: str, chosen_by: str) -> None:
-    """``ValueError`` naming the flags given that are options of the other algorithm only."""
-    other = next(a for a in ALGOS if a != algo)
-    foreign = sorted(algo_fields(other) - algo_fields(algo))
-    given = ["--" + name.replace("_", "-") for name in foreign if getattr(args, name, None) is not None]
-    if not given:
-        return
-    verb = "is an option" if len(given) == 1 else "are options"
-    hint = f"; add --algo {other} to train with it" if chosen_by == "the default" else ""
-    raise ValueError(f"{', '.join(given)} {verb} of --algo {other}, not of {algo} ({chosen_by}){hint}")
-
-
-def config_from_args(args: argparse.Namespace, algo: str | None = None) -> Any:
-    """The config of ``algo`` (by default the one :func:`choose_algo` picks): the resumed run's
-    ``config.json``, then ``--config``, then the flags given."""
-    if algo is None:
-        algo, chosen_by = choose_algo(args)
-        check_options(args, algo, chosen_by)
-    cls = algo_config(algo)
-    data: dict[str, Any] = {}
-    run_dir = getattr(args, "run_dir", None)
-    if getattr(args, "resume", False):
-        path = Path(run_dir or cls.run_dir) / "config.json"
-        if not path.is_file():
-            raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
-        data.update(json.loads(path.read_text()))
-        check_resumed(path.parent, data, "train")
-    from_file: dict[str, Any] = {}
-    if getattr(args, "config", None):
-        from_file = read_config(args.config, command="train")
-        from_file.pop("algo", None)
-        data.update(from_file)
-    given = []
-    for f in dataclasses.fields(cls):
-        v = getattr(args, f.name, None)
-        if v is not None:
-            data[f.name] = v
-            given.append(f.name)
-    try:
-        unknown = sorted(set(data) - algo_fields(algo))
-        if unknown:
-            raise ValueError(f"unknown config field(s) of --algo {algo}: {', '.join(unknown)}")
-        return cls(**data)
-    except ValueError as exc:
-        raise ValueError(config_error(str(exc), given, getattr(args, "config", None), from_file)) from None
+from shelfie_env.train.console import config_flags
+from shelfie_env.train.maskable_ppo.config import TrainConfig
 
 
 def rollout_size(cfg: TrainConfig) -> int:
@@ -247,7 +47,7 @@ def build_vec_env(cfg: TrainConfig, seed_offset: int = 0) -> tuple[Any, Any]:
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from shelfie_env.train.selfplay import OpponentPool, SelfPlayEnv, batched_selfplay_env
+    from shelfie_env.train.maskable_ppo.selfplay import OpponentPool, SelfPlayEnv, batched_selfplay_env
 
     def new_pool(seed: int) -> OpponentPool | None:
         if cfg.players == 1:
@@ -310,7 +110,7 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
     from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger
 
     from shelfie_env.bots.learned.card import make_card
-    from shelfie_env.train.callbacks import (
+    from shelfie_env.train.maskable_ppo.callbacks import (
         CheckpointCallback,
         EvalCallback,
         RenamedTensorBoard,
@@ -373,7 +173,7 @@ def train(cfg: TrainConfig, resume: bool = False, preset: str | None = None) -> 
         }
         policy: Any = "MlpPolicy"
         if cfg.policy_head == "expect":
-            from shelfie_env.train.policy import ExpectHeadPolicy
+            from shelfie_env.train.maskable_ppo.policy import ExpectHeadPolicy
 
             policy = ExpectHeadPolicy
             policy_kwargs.update(players=cfg.players, set_arch=list(cfg.net_arch))
@@ -525,7 +325,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     from shelfie_env.bots.learned.bot import PPOBot
     from shelfie_env.bots.learned.policy import NumpyPolicy
     from shelfie_env.bots.spec import build_bot
-    from shelfie_env.train.bc import clone, merge, record_games, reports_values
+    from shelfie_env.train.maskable_ppo.bc import clone, merge, record_games, reports_values
 
     teacher = build_bot(cfg.bc_teacher)
     valued = reports_values(teacher)
@@ -591,45 +391,13 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     )
 
 
-def holds_run(run_dir: Path) -> bool:
-    """Whether ``run_dir`` holds a checkpoint of either algorithm."""
-    return (run_dir / "latest.zip").is_file() or (run_dir / "latest.pt").is_file()
-
-
-def run(args: argparse.Namespace) -> int:
-    """Entry point of ``shelfie train``."""
-    if getattr(args, "backend", None) == "rllib":
-        from shelfie_env.rllib.cli import run as run_rllib
-
-        return run_rllib(args)
-    given = [
-        f"--{n.replace('_', '-')}"
-        for n in ("num_env_runners", "address", "train_batch_size")
-        if getattr(args, n, None) is not None
-    ]
-    if given:
-        print(f"shelfie train: error: {', '.join(given)} only apply to --backend rllib", file=sys.stderr)
-        return 2
-    resume = bool(getattr(args, "resume", False))
+def train_cli(
+    cfg: TrainConfig, preset: str | None = None, resume: bool = False, export: Path | None = None
+) -> int:
+    """Run ``cfg`` as ``shelfie train --algo maskable_ppo`` does: the trainer's log, then the model and
+    the command that plays it (or, on Ctrl-C, the command that continues the run); the exit status."""
     try:
-        algo, chosen_by = choose_algo(args)
-        check_options(args, algo, chosen_by)
-        cfg = config_from_args(args, algo)
-        if not resume and holds_run(Path(cfg.run_dir)):
-            raise FileExistsError(
-                f"{cfg.run_dir} already holds a run; pass --resume or choose another --run-dir"
-            )
-    except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"shelfie train: error: {exc}", file=sys.stderr)
-        return 2
-    export = getattr(args, "export", None)
-    preset = getattr(args, "config", None)
-    if algo == "ppo_afterstate":
-        from shelfie_env.train.ppo_afterstate import train_cli
-
-        return train_cli(cfg, str(preset) if preset else None, resume, export)
-    try:
-        run_dir = train(cfg, resume=resume, preset=str(preset) if preset else None)
+        run_dir = train(cfg, resume=resume, preset=preset)
     except (FileExistsError, FileNotFoundError, CheckpointMismatchError) as exc:
         print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
@@ -669,15 +437,3 @@ def interrupted_message(cfg: TrainConfig, export: Path | None) -> str:
         steps = int(json.loads(card.read_text()).get("steps", 0))
         where = f"at {steps:,} steps ({card.with_suffix('.zip')})"
     return console.interrupted_message(run_dir, where, "train", *extra)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m shelfie_env.train.run", description=__doc__.splitlines()[0]
-    )
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

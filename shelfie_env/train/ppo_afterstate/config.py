@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+
 @dataclass
 class PPOAfterstateConfig:
     """Hyper-parameters of one PPO run of the after-state policy (``shelfie train``, the default

@@ -3,10 +3,10 @@
 The policy scores every legal action by the positions it can lead to: one MLP
 values the after-state of each placement a turn can end with (the
 ``td`` bot's features, :mod:`shelfie_env.bots.learned.afterstate`), and each
-action's value follows exactly from those (:mod:`.afterstate_torch`); the
+action's value follows exactly from those (:mod:`.torch_net`); the
 policy is ``softmax(beta * value)`` and the critic its expected value. Each
 iteration plays ``games`` whole games on the batched engine
-(:mod:`.afterstate_rollout`: the learner in every seat, or ``greedy`` in a share
+(:mod:`.rollout`: the learner in every seat, or ``greedy`` in a share
 ``opp_greedy`` of the seats), computes GAE along each seat's decisions, and runs
 ``epochs`` passes of clipped PPO over minibatches of whole turns (a turn's
 after-states are valued once for all its decisions).
@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -42,8 +41,10 @@ import torch
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots.learned.afterstate_policy import AfterstatePolicyBot, policy_from_weights
 from shelfie_env.bots.learned.card import make_card, write_card
-from shelfie_env.train.afterstate_rollout import Rollout, gae, play_rollout
-from shelfie_env.train.afterstate_torch import (
+from shelfie_env.train.checkpoint import copy_model, save_run_state
+from shelfie_env.train.ppo_afterstate.config import PPOAfterstateConfig
+from shelfie_env.train.ppo_afterstate.rollout import Rollout, gae, play_rollout
+from shelfie_env.train.ppo_afterstate.torch_net import (
     AfterstatePolicyNet,
     action_values,
     keep_values,
@@ -51,8 +52,6 @@ from shelfie_env.train.afterstate_torch import (
     state_values,
     turn_values,
 )
-from shelfie_env.train.checkpoint import save_run_state
-from shelfie_env.train.config import PPOAfterstateConfig
 
 EVAL_SEED = deal_start("selection")
 """Dice seed of evaluation game 0: the selection deals (models are chosen on them, never on ``test``)."""
@@ -537,15 +536,6 @@ def interrupted_message(cfg: PPOAfterstateConfig, export: Path | None) -> str:
     return console.interrupted_message(run_dir, where, "train", *extra)
 
 
-def export_model(source: Path, export: Path) -> Path:
-    """Copy model ``source`` (``.npz``) and its card to ``export`` (suffix ``.npz``); returns the new path."""
-    target = Path(export).with_suffix(".npz")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    shutil.copyfile(source.with_suffix(".json"), target.with_suffix(".json"))
-    return target
-
-
 def train_cli(
     cfg: PPOAfterstateConfig,
     preset: str | None = None,
@@ -573,7 +563,7 @@ def train_cli(
     source_model = best if best.is_file() else run_dir / "latest.npz"
     model = source_model
     if export is not None:
-        model = export_model(source_model, export)
+        model = copy_model(source_model, export)
         print(f"exported {source_model} -> {model} and {model.with_suffix('.json')}", flush=True)
     print(done_message(cfg, run_dir, trainer.steps, model, source_model), flush=True)
     return 0
@@ -581,9 +571,11 @@ def train_cli(
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m shelfie_env.train.ppo_afterstate ARGS``: ``shelfie train --algo ppo_afterstate ARGS``."""
-    from shelfie_env.cli import main as shelfie
+    from shelfie_env.train import command
+    from shelfie_env.train.ppo_afterstate import LEARNER
 
-    return shelfie(["train", "--algo", "ppo_afterstate", *(sys.argv[1:] if argv is None else argv)])
+    prog = "python -m shelfie_env.train.ppo_afterstate"
+    return command.main({"ppo_afterstate": LEARNER}, prog, argv, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

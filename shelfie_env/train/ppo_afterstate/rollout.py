@@ -5,7 +5,7 @@
 probability ``opp_greedy``, never every seat) the compiled ``greedy`` bot. At each
 step every game whose learner seat is on turn makes one decision; at the first
 decision of a turn all of that turn's after-states are built and valued in one
-forward for all such games (:mod:`.afterstate_torch`), and the turn's later
+forward for all such games (:mod:`.torch_net`), and the turn's later
 decisions reuse those values. What the update needs is recorded per turn (the
 after-state features) and per decision (legal actions, how each action maps to
 placements, the action, its log-probability and the critic's value).
@@ -28,7 +28,7 @@ from shelfie_env.bots.planner.placements import SET_MASKS, SET_SIZES, feasible_m
 from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN
 from shelfie_env.game.engine import MAX_CIRCLES
 from shelfie_env.game.scoring import FULL
-from shelfie_env.train.afterstate_torch import (
+from shelfie_env.train.ppo_afterstate.torch_net import (
     AfterstatePolicyNet,
     action_values,
     keep_values,

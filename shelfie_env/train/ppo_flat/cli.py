@@ -1,145 +1,95 @@
-"""``shelfie train --algo ppo_flat`` / ``python -m shelfie_env.train.ppo_flat``: flags from the config fields.
+"""What ``shelfie train --algo ppo_flat`` runs; ``python -m shelfie_env.train.ppo_flat ARGS`` is that command.
 
 Every field of :class:`~shelfie_env.train.ppo_flat.ppo.PPOFlatConfig` is a flag
-(``--total-steps 10M --obs features --stop-bias 4``); ``--config FILE`` reads a TOML of
-fields first (a preset name such as ``ppo_flat_2p`` also works), and ``--resume`` continues
-the run in ``--run-dir`` from its checkpoint exactly where it stopped (``--total-steps``
-may then be raised to train further).
+(``--total-steps 10M --obs features --stop-bias 4``); ``--config`` reads a preset
+(``ppo_flat_2p``) or a TOML/JSON file first, and ``--resume`` continues the run in
+``--run-dir`` from its checkpoint exactly where it stopped (``--total-steps`` may then be
+raised to train further; no other field may change).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
+import json
 import sys
-import typing
 from pathlib import Path
-from typing import Any
 
-from shelfie_env.train.ppo_flat.ppo import PPOFlatConfig, Trainer
-
-_UNITS = {"k": 1_000, "m": 1_000_000}
+from shelfie_env.train import console
+from shelfie_env.train.ppo_flat.ppo import ALGO, PPOFlatConfig, Trainer
 
 
-def decisions(text: str) -> int:
-    """``argparse`` type of a step count: ``500000``, ``500k``, ``10M``."""
-    t = text.strip().lower().replace("_", "")
-    try:
-        value = float(t[:-1]) * _UNITS[t[-1]] if t and t[-1] in _UNITS else float(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a count such as 500000, 500k or 10M, got {text!r}") from None
-    if value != int(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
-    return int(value)
+def describe(cfg: PPOFlatConfig) -> str:
+    """One line saying what a run will do."""
+    seats = f"random {cfg.opp_random:.0%}, greedy {cfg.opp_greedy:.0%}"
+    if cfg.opp_random + cfg.opp_greedy < 1.0:
+        seats += ", snapshots the rest"
+    return (
+        f"flat masked PPO, {cfg.players} players, {cfg.total_steps:,} learner decisions from random weights, "
+        f"obs {cfg.obs}, reroll {cfg.reroll}, network {list(cfg.net_arch)}, {cfg.num_envs} games x "
+        f"{cfg.num_steps} decisions per iteration, opponents: {seats}"
+    )
 
 
-def _flag_type(name: str, hint: Any) -> dict[str, Any]:
-    if hint is bool:
-        return {"type": lambda v: {"true": True, "false": False}[v.lower()], "metavar": "{true,false}"}
-    if typing.get_origin(hint) is list:
-        return {"type": int, "nargs": "+"}
-    if name in ("total_steps", "snapshot_every", "eval_every"):
-        return {"type": decisions}
-    return {"type": hint}
+def _trainer(cfg: PPOFlatConfig, resume: bool) -> Trainer:
+    """A fresh trainer of ``cfg`` (its config written to ``config.json``), or the run it resumes."""
+    run_dir = Path(cfg.run_dir)
+    checkpoint = run_dir / "latest.pt"
+    if not resume:
+        cfg.check()
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.json").write_text(json.dumps({"algo": ALGO, **dataclasses.asdict(cfg)}, indent=2) + "\n")
+        return Trainer(cfg)
+    if not checkpoint.is_file():
+        raise FileNotFoundError(f"--resume: no checkpoint {checkpoint}")
+    saved = json.loads((run_dir / "config.json").read_text())
+    changes = {k: v for k, v in dataclasses.asdict(cfg).items() if saved.get(k) != v}
+    trainer = Trainer.resume(checkpoint, **changes)
+    if changes:
+        (run_dir / "config.json").write_text(json.dumps({"algo": ALGO, **dataclasses.asdict(cfg)}, indent=2) + "\n")
+    return trainer
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The config flags, ``--config`` and ``--resume``."""
-    hints = typing.get_type_hints(PPOFlatConfig)
-    docs = _field_docs()
-    parser.add_argument("--config", help="TOML file (or preset name) of config fields, read before the flags")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir from latest.pt")
-    for f in dataclasses.fields(PPOFlatConfig):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-        parser.add_argument(
-            "--" + f.name.replace("_", "-"),
-            dest=f.name,
-            default=None,
-            help=f"{docs.get(f.name, '')} (default: {default})",
-            **_flag_type(f.name, hints[f.name]),
-        )
-
-
-def _field_docs() -> dict[str, str]:
-    """Each field's docstring (the string literal under it in the class body)."""
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(PPOFlatConfig))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    out = {}
-    for a, b in zip(body, body[1:]):
-        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant):
-            out[a.target.id] = " ".join(str(b.value.value).split())  # type: ignore[union-attr]
-    return out
-
-
-def read_fields(path: str) -> dict[str, Any]:
-    """Fields of a TOML file, or of the preset of that name."""
-    from importlib import resources
-
-    import tomllib
-
-    p = Path(path)
-    if not p.is_file():
-        preset = Path(str(resources.files("shelfie_env.train") / "presets" / f"{path}.toml"))
-        if not preset.is_file():
-            raise ValueError(f"--config: no file {path} and no preset of that name")
-        p = preset
-    try:
-        data = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"--config {p}: not valid TOML ({exc})") from None
-    data.pop("algo", None)
-    names = {f.name for f in dataclasses.fields(PPOFlatConfig)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(f"--config {p}: unknown field(s) {', '.join(unknown)} of ppo_flat")
-    return data
-
-
-def config_from(args: argparse.Namespace) -> PPOFlatConfig:
-    fields = read_fields(args.config) if args.config else {}
-    for f in dataclasses.fields(PPOFlatConfig):
-        value = getattr(args, f.name, None)
-        if value is not None:
-            fields[f.name] = value
-    config = PPOFlatConfig(**fields)
-    config.check()
-    return config
-
-
-def run(args: argparse.Namespace) -> int:
+def train_cli(
+    cfg: PPOFlatConfig, preset: str | None = None, resume: bool = False, export: Path | None = None
+) -> int:
+    """Run ``cfg`` as ``shelfie train --algo ppo_flat`` does: a line per iteration, then the model and
+    the command that plays it (or, on Ctrl-C, the command that continues the run); the exit status."""
     import torch
 
+    from shelfie_env.train.checkpoint import copy_model
+
     torch.set_num_threads(1)
+    run_dir = Path(cfg.run_dir)
     try:
-        config = config_from(args)
-        checkpoint = Path(config.run_dir) / "latest.pt"
-        if args.resume:
-            if not checkpoint.is_file():
-                raise ValueError(f"--resume: no checkpoint {checkpoint}")
-            changes = {"total_steps": args.total_steps} if args.total_steps else {}
-            trainer = Trainer.resume(checkpoint, **changes)
-        else:
-            if checkpoint.is_file():
-                raise ValueError(f"{checkpoint} exists: add --resume to continue that run, or pick another --run-dir")
-            trainer = Trainer(config)
-    except (ValueError, TypeError) as exc:
+        trainer = _trainer(cfg, resume)
+    except (ValueError, FileNotFoundError) as exc:
         print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
-    print(f"algo ppo_flat (flat masked PPO), {trainer.config.total_steps:,} learner decisions, "
-          f"obs={trainer.config.obs}, run dir {trainer.config.run_dir}", flush=True)
+    source = f" (config {preset})" if preset else ""
+    print(f"[ppo_flat] {describe(trainer.config)}{source} -> {run_dir}", flush=True)
     try:
         model = trainer.train(out=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
-        print(f"\ninterrupted; resume with the same flags and --resume (checkpoint {checkpoint})", file=sys.stderr)
+        where = f"at {trainer.global_step:,} steps ({run_dir / 'latest.pt'})" if trainer.iteration else None
+        extra = ("--export", str(export)) if export is not None else ()
+        print(console.interrupted_message(run_dir, where, "train", *extra), file=sys.stderr, flush=True)
         return 130
-    print(f"model: {model}\nplay it: shelfie play --bot ppo:path={model}", flush=True)
+    assert model is not None  # train() without stop_after runs to the end
+    if export is not None:
+        exported = copy_model(model, export)
+        print(f"exported {model} -> {exported} and {exported.with_suffix('.json')}", flush=True)
+        model = exported
+    trained = f"{trainer.global_step:,} steps"
+    print(
+        console.done_message("ppo_flat", trained, run_dir, model, "the network when training ended", "ppo", cfg.players),
+        flush=True,
+    )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m shelfie_env.train.ppo_flat", description=__doc__.split("\n")[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
+    """``python -m shelfie_env.train.ppo_flat ARGS``: ``shelfie train --algo ppo_flat ARGS``."""
+    from shelfie_env.train import command
+    from shelfie_env.train.ppo_flat import LEARNER
+
+    return command.main({ALGO: LEARNER}, "python -m shelfie_env.train.ppo_flat", argv, __doc__.splitlines()[0])

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from shelfie_env.arena.deals import deal_start
 
+
 @dataclass
 class TDConfig:
     """One TD(λ) self-play run."""

@@ -33,7 +33,6 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,104 +48,7 @@ from shelfie_env.bots.learned.value import SET_INDEX, LearnedContext, SearchedCo
 from shelfie_env.bots.planner.search import action_values, best_action
 from shelfie_env.game.engine import REROLL, Game
 from shelfie_env.train.checkpoint import save_run_state
-
-
-@dataclass
-class TDConfig:
-    """One TD(λ) self-play run."""
-
-    players: int = 2
-    """Players per game (2-4)."""
-    iterations: int = 320
-    """Play-then-fit iterations."""
-    games: int = 200
-    """Games played per iteration."""
-    lam: float = 0.7
-    """λ of the λ-returns (0: one-step TD, 1: the final reward)."""
-    margin_coef: float = 0.1
-    """Weight of the final score margin (per 50 points) in the reward, on top of the rank reward."""
-    opp_greedy: float = 0.2
-    """Chance that an opponent seat is ``greedy`` in a game (else the learner itself)."""
-    opp_random: float = 0.0
-    """Chance that an opponent seat is ``random``."""
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """Hidden widths of the value network (``tanh``)."""
-    learning_rate: float = 1e-3
-    """Adam step size."""
-    lr_late: float = 3e-4
-    """Adam step size from iteration ``lr_late_from`` on (0: ``learning_rate`` throughout)."""
-    lr_late_from: int = 250
-    """First iteration of ``lr_late``."""
-    epochs: int = 2
-    """Passes over each iteration's positions."""
-    batch_size: int = 256
-    """Minibatch of the fit."""
-    seed: int = 0
-    """Seed of the weights, the dice and the opponent draws."""
-    workers: int = 1
-    """Processes that play each iteration's games (1: in this process)."""
-    lockstep: int = 32
-    """Games each process plays side by side, their learner turns valued in one forward."""
-    eval_every: int = 10
-    """Iterations between evaluations (0: none)."""
-    eval_games: int = 200
-    """Arena games against each evaluation opponent (game i dealt deal i of ``deals``)."""
-
-    deals: str = "selection"
-    """Deals of the periodic evaluations: ``selection`` (dice seeds 10,000,000 + i), ``test``
-    (30,000,000 + i: for reported numbers only) or a first seed."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["greedy", "planner"])
-    """Bots the learner is evaluated against."""
-    target: str = "lambda"
-    """What each position is fitted to: ``lambda`` (λ-returns over the seat's next positions) or
-    ``reply`` (2 players: λ-returns in which each position's own search value takes the next
-    position's place; the search plays the rival's whole reply exactly over its dice)."""
-    play_depth: int = 1
-    """Search of the learner's moves: 1 (the network alone) or 2 (2 players: circle and cross
-    choices valued by the rival's reply, as ``td:depth=2`` plays)."""
-    search_width: int = 8
-    """Choices the depth-2 search re-values (the network's best ones)."""
-    init: str = ""
-    """A ``td`` model file to start from (``""``: random weights; ``shipped``: the shipped model of
-    ``players``)."""
-    run_dir: str = "runs/td_2p"
-    """Where checkpoints, the evaluation log and exported models go."""
-
-    def __post_init__(self) -> None:
-        from shelfie_env.train.fields import check_net_arch, check_ranges, check_types
-
-        check_types(self)
-        if not 2 <= self.players <= 4:
-            raise ValueError(f"players must be 2..4, got {self.players}")
-        if not 0.0 <= self.opp_greedy + self.opp_random <= 1.0 or min(self.opp_greedy, self.opp_random) < 0:
-            raise ValueError("opp_greedy and opp_random must be >= 0 with a sum <= 1")
-        check_ranges(
-            self,
-            positive=("iterations", "games", "epochs", "batch_size", "workers", "lockstep", "learning_rate"),
-            nonnegative=("seed", "eval_every", "eval_games", "lr_late", "lr_late_from"),
-            unit=("lam",),
-        )
-        deal_start(self.deals)
-        if self.target not in ("lambda", "reply"):
-            raise ValueError(f"target must be 'lambda' or 'reply', got {self.target!r}")
-        if self.play_depth not in (1, 2):
-            raise ValueError(f"play_depth must be 1 or 2, got {self.play_depth}")
-        if (self.target == "reply" or self.play_depth == 2) and self.players != 2:
-            raise ValueError("target 'reply' and play_depth 2 search the rival's reply: players must be 2")
-        if self.search_width < 1:
-            raise ValueError(f"search_width must be at least 1, got {self.search_width}")
-        if self.eval_every and not self.eval_games:
-            raise ValueError("eval_games must be positive when eval_every is (eval_every 0: no evaluation)")
-        check_net_arch(self.net_arch)
-        if self.eval_every and not self.eval_opponents:
-            raise ValueError("eval_opponents needs at least one bot when eval_every is positive")
-        from shelfie_env.bots import available
-
-        unknown = [b for b in self.eval_opponents if b not in available()]
-        if unknown:
-            raise ValueError(
-                f"eval_opponents: unknown bot(s) {', '.join(unknown)}; available: {', '.join(available())}"
-            )
+from shelfie_env.train.td.config import TDConfig
 
 
 def lambda_returns(values: np.ndarray, reward: float, lam: float) -> np.ndarray:
@@ -547,30 +449,6 @@ class TDTrainer:
         return {**stats, "loss": loss}
 
 
-def add_arguments(parser: Any) -> None:
-    """One flag per :class:`TDConfig` field, plus ``--config`` (a preset or a TOML/JSON file) and ``--resume``."""
-    from shelfie_env.train.config import field_docs, preset_names
-
-    parser.add_argument(
-        "--config",
-        help=f"a preset ({', '.join(preset_names('train-td'))}) or a TOML/JSON file of config fields (flags "
-        f"override it); the MaskablePPO presets ({', '.join(preset_names('train'))}) are for shelfie train",
-    )
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir exactly")
-    defaults = TDConfig()
-    docs = field_docs(TDConfig)
-    for f in dataclasses.fields(TDConfig):
-        default = getattr(defaults, f.name)
-        flag = "--" + f.name.replace("_", "-")
-        shown = " ".join(map(str, default)) if isinstance(default, list) else default
-        help_text = f"{docs.get(f.name, '')} (default {shown})".strip()
-        if isinstance(default, list):
-            kind = int if f.name == "net_arch" else str
-            parser.add_argument(flag, dest=f.name, type=kind, nargs="+", default=None, help=help_text)
-        else:
-            parser.add_argument(flag, dest=f.name, type=type(default), default=None, help=help_text)
-
-
 def describe(cfg: TDConfig) -> str:
     """One line saying what a run will do."""
     against = ", ".join(cfg.eval_opponents)
@@ -584,63 +462,43 @@ def describe(cfg: TDConfig) -> str:
     )
 
 
-def config_from_args(args: Any) -> TDConfig:
-    """The config of ``--resume`` (the run's ``config.json``), ``--config``, then the flags."""
-    from shelfie_env.train.config import check_resumed, read_config
-    from shelfie_env.train.console import config_error
-
-    data: dict[str, Any] = {}
-    if args.resume:
-        path = Path(args.run_dir or TDConfig.run_dir) / "config.json"
-        if not path.is_file():
-            raise FileNotFoundError(f"--resume: no {path} (start the run without --resume first)")
-        data.update(json.loads(path.read_text()))
-        check_resumed(path.parent, data, "train-td")
-    from_file: dict[str, Any] = {}
-    if args.config:
-        from_file = read_config(args.config, command="train-td")
-        data.update(from_file)
-    data.pop("algo", None)
-    given = [f.name for f in dataclasses.fields(TDConfig) if getattr(args, f.name) is not None]
-    data.update({name: getattr(args, name) for name in given})
-    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(TDConfig)})
-    if unknown:
-        raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
-    try:
-        return TDConfig(**data)
-    except ValueError as exc:
-        raise ValueError(config_error(str(exc), given, args.config, from_file)) from None
-
-
-def run(args: Any) -> int:
-    """Entry point of ``shelfie train-td``."""
+def train_cli(
+    cfg: TDConfig, preset: str | None = None, resume: bool = False, export: Path | None = None
+) -> int:
+    """Run ``cfg`` as ``shelfie train --algo td`` does: a header, the trainer's log, then the model and
+    the command that plays it (or, on Ctrl-C, the command that continues the run); the exit status."""
     import sys
 
+    from shelfie_env.train.checkpoint import copy_model
     from shelfie_env.train.console import done_message, interrupted_message
 
-    try:
-        cfg = config_from_args(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"shelfie train-td: error: {exc}", file=sys.stderr)
-        return 2
     trainer = TDTrainer(cfg)
-    source = f" (config {args.config})" if args.config else ""
+    source = f" (config {preset})" if preset else ""
     print(f"[td] {describe(cfg)}{source} -> {cfg.run_dir}", flush=True)
     try:
-        run_dir = trainer.run(resume=args.resume, log=lambda s: print(s, flush=True))
+        run_dir = trainer.run(resume=resume, log=lambda s: print(s, flush=True))
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"shelfie train-td: error: {exc}", file=sys.stderr)
+        print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         where = None
         if (trainer.run_dir / "latest.pt").is_file():
             done = checkpoint_iteration(trainer.run_dir)
             where = f"after iteration {done} of {cfg.iterations} ({trainer.run_dir / 'latest.pt'})"
-        print(interrupted_message(cfg.run_dir, where, "train-td"), file=sys.stderr, flush=True)
+        extra = ("--export", str(export)) if export is not None else ()
+        print(
+            interrupted_message(cfg.run_dir, where, "train", *extra),
+            file=sys.stderr,
+            flush=True,
+        )
         return 130
     model = run_dir / "latest.npz"
     best = run_dir / "best.npz"
     also = f"; best periodic evaluation: {best}" if best.is_file() else ""
+    if export is not None:
+        exported = copy_model(model, export)
+        print(f"exported {model} -> {exported} and {exported.with_suffix('.json')}", flush=True)
+        model = exported
     trained = f"{trainer.iteration} iterations ({trainer.iteration * cfg.games:,} games)"
     origin = f"the network when training ended{also}"
     print(done_message("td", trained, run_dir, model, origin, "td", cfg.players), flush=True)
