@@ -50,6 +50,8 @@ def test_losses_are_value_gaps() -> None:
     assert set(worst["by_players"]) == {"2", "3"}
     assert sum(s["positions"] for s in worst["by_phase"].values()) == 6
     assert worst["ci95"][0] <= worst["error_rate"] <= worst["ci95"][1]
+    assert sorted(worst["losses"]) == sorted(r["id"] for r in recs)
+    assert all(x == pytest.approx(0.3) for x in worst["losses"].values())
 
 
 def test_bot_specs_and_bad_input() -> None:

@@ -55,7 +55,8 @@ def error_rates(
     ``bot`` is a bot spec (``"td:depth=2"``) or an object with ``act(state)``; ``positions`` a
     positions file or records (default: the shipped set). Returns a JSON-ready dict with at least
     ``positions``, ``error_rate`` and ``ci95``, and ``by_phase``, ``by_players``, ``large_share``,
-    ``best_share`` (decisions that are the label's best) and ``ms_per_decision``.
+    ``best_share`` (decisions that are the label's best), ``ms_per_decision`` and ``losses`` (each
+    position's loss by id: two bots' results give their paired difference).
     """
     if part not in ("test", "selection"):
         raise ValueError(f"part must be 'test' or 'selection', got {part!r}")
@@ -94,6 +95,7 @@ def error_rates(
         ph: _summary(loss[[p == ph for p in phases]]) for ph in ("reroll", "circle", "cross") if ph in phases
     }
     out["by_players"] = {str(n): _summary(loss[[s == n for s in sizes]]) for n in sorted(set(sizes))}
+    out["losses"] = {rec["id"]: round(x, 5) for rec, x in zip(records, losses)}
     return out
 
 
