@@ -354,6 +354,7 @@ def train_and_rate(
                 stop_after=args.stop_after,
                 save=args.save,
                 flat=flat,
+                tag=tag,
             )
             trained = train(spec)
             if trained is None:

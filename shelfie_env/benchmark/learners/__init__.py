@@ -76,6 +76,13 @@ class Run:
     save: Path | None = None
     flat: dict[str, Any] = field(default_factory=dict)
     """``--flat`` fields of :class:`~shelfie_env.train.ppo_flat.ppo.PPOFlatConfig` (``ppo_flat`` only)."""
+    tag: str = ""
+    """The run's ``variant`` (its row's; it names the ``save`` export)."""
+
+    def export_name(self) -> str:
+        """``<learner>[_<variant>]_s<seed>_<budget>``: the name of the run's ``save`` export."""
+        safe = self.tag.replace(",", "_").replace("=", "-").replace(".", "p")
+        return f"{self.algo}{'_' + safe if safe else ''}_s{self.seed}_{self.steps}"
 
 
 @dataclass

@@ -134,7 +134,7 @@ def train(run: Run) -> Trained | None:
         final = bot()
         curve.add(trainer.global_step, final, final=True)
         if run.save is not None:
-            name = f"ppo_flat_s{run.seed}_{run.steps}"
+            name = run.export_name()
             path = export_agent(
                 trainer.agent, cfg, run.save / name, trainer.global_step, trainer.train_s, curve.points
             )

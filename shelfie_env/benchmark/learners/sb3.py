@@ -220,8 +220,7 @@ def train(run: Run) -> Trained | None:
         from shelfie_env.train.checkpoint import export_weights
 
         config = {"activation": "tanh", "seed": run.seed, "budget": run.steps, **s}
-        tag = variant(s).replace(",", "_").replace("=", "-").replace(".", "p")
-        name = f"{run.algo}{'_' + tag if tag else ''}_s{run.seed}_{run.steps}"
+        name = run.export_name()
         meta = make_card(
             2,
             algo=run.algo,
