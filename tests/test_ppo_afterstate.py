@@ -215,7 +215,8 @@ def test_a_short_run_trains_evaluates_exports_and_plays(tmp_path, capsys):
     ]
     assert pa.main(args) == 0
     out = capsys.readouterr().out
-    assert "[eval] steps=" in out and f"ppo:path={run / 'best.npz'}" in out
+    assert "[eval] steps=" in out and f"ppo:path={run / 'run.npz'}" in out  # best.npz, named after the run
+    assert bots.make("ppo", path=str(run / "run.npz")).card["name"] == "run"
     progress = [json.loads(line) for line in (run / "progress.jsonl").read_text().splitlines()]
     assert progress[-1]["steps"] >= 300
     bot = bots.make("ppo", path=str(run / "best.npz"))

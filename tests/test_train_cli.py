@@ -207,8 +207,8 @@ def test_train_td_prints_a_header_and_ends_with_the_model_and_the_command_that_p
     assert out.pop(0).startswith("[train] --algo td: TD(lambda) self-play")
     assert out[0].startswith("[td] TD(lambda) self-play, 2 players, 1 iterations x 4 games")
     assert out[0].endswith(f"-> {run_dir}")
-    model = run_dir / "latest.npz"
-    assert out[-2].startswith(f"[td] done: 1 iterations (4 games) in {run_dir}; model {model}")
+    model = run_dir / "t.npz"  # latest.npz, named after the run
+    assert out[-2].startswith(f"[td] done: 1 iterations (4 games) in {run_dir}; model {model} (latest.npz: ")
     _play_command_works(out[-1], "td", model)
 
 
@@ -356,10 +356,10 @@ def test_train_with_no_algorithm_flag_runs_the_after_state_trainer_and_names_the
     )
     assert out[0].endswith(f"-> {run_dir}")
     assert any(line.startswith("[eval] steps=") for line in out)
-    model = run_dir / "best.npz"
+    model = run_dir / "r.npz"  # best.npz, named after the run
     assert (
         out[-2].startswith("[train] done: ")
-        and f" in {run_dir}; model {model} (the best periodic evaluation: " in out[-2]
+        and f" in {run_dir}; model {model} (best.npz: the best periodic evaluation: " in out[-2]
     )
     _play_command_works(out[-1], "ppo", model)
     card = load_card(model, num_players=2)
@@ -496,4 +496,64 @@ def test_ctrl_c_in_the_default_trainer_prints_the_command_that_resumes_it(tmp_pa
     assert main([*shlex.split(resume)[1:], "--total-steps", str(steps + 1), "--no-rollout-worker"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert f"[ppo-as] resumed {run_dir} at {steps} steps" in out
-    assert out[-2].endswith(f"model {run_dir / 'latest.npz'} (the network when training ended)")
+    assert out[-2].endswith(f"model {run_dir / 'a.npz'} (latest.npz: the network when training ended)")
+
+
+# ------------------------------------------------------- what a run says first
+def test_a_file_of_one_learners_fields_names_that_learner_in_the_first_line(tmp_path, capsys, monkeypatch):
+    from shelfie_env.train.maskable_ppo import run as maskable
+
+    handed: list = []
+    monkeypatch.setattr(maskable, "train_cli", lambda *args: handed.append(args) or 0)
+    monkeypatch.setattr("shelfie_env.train.console.compile_notice", lambda: None)
+    mine = tmp_path / "mine.toml"
+    mine.write_text("n_envs = 8\n")
+    assert main(["train", "--config", str(mine), "--run-dir", str(tmp_path / "r")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "[train] --algo maskable_ppo: sb3-contrib's MaskablePPO, warm-started by behaviour cloning of a teacher "
+        f"(chosen by --config {mine} (its fields are maskable_ppo's))"
+    )
+    (cfg, preset, resume, export), = handed
+    assert isinstance(cfg, TrainConfig) and cfg.n_envs == 8 and preset == str(mine) and not resume
+
+
+def test_the_first_run_says_it_compiles_the_kernels(tmp_path, capsys, monkeypatch):
+    from shelfie_env.train import console
+    from shelfie_env.train.ppo_afterstate import ppo
+
+    monkeypatch.setattr(ppo, "train_cli", lambda *args: 0)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    package = tmp_path / "pkg"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "kern.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert console.compile_notice(["pkg.kern"]) == (
+        "[train] compiling the batched engine's kernels first (numba, about a minute; cached for later runs)"
+    )
+    (package / "__pycache__" / "kern.step-12.py311.nbi").write_bytes(b"")
+    assert console.compile_notice(["pkg.kern"]) is None  # cached: nothing to wait for
+    (package / "nothing_cached.py").write_text("")
+    monkeypatch.setattr(console, "KERNEL_MODULES", ("pkg.nothing_cached", "pkg.kern"))
+    assert main(["train", "--run-dir", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("[train] compiling the batched engine's kernels first")
+
+
+def test_two_runs_models_are_told_apart_by_their_run(tmp_path, capsys):
+    from shelfie_env.arena.protocol import model_labels
+    from shelfie_env.bots.learned.card import load_card
+
+    models = []
+    for name in ("alpha", "beta"):
+        run_dir = tmp_path / name
+        argv = ["train", "--algo", "ppo_flat", "--num-envs", "8", "--num-steps", "8", "--minibatch-size", "64"]
+        argv += ["--total-steps", "64", "--eval-every", "0", "--net-arch", "8", "--run-dir", str(run_dir)]
+        assert main(argv) == 0
+        line = capsys.readouterr().out.splitlines()[-2]
+        model = run_dir / f"{name}.npz"
+        assert f"; model {model} (model.npz: the network when training ended)" in line
+        assert load_card(model)["name"] == name
+        models.append(f"ppo:path={model}")
+    assert model_labels(models)[0] == ["ppo:alpha", "ppo:beta"]
+

@@ -157,3 +157,17 @@ def copy_model(source: str | Path, export: str | Path) -> Path:
     shutil.copyfile(source, target)
     shutil.copyfile(source.with_suffix(".json"), target.with_suffix(".json"))
     return target
+
+
+def name_model(run_dir: str | Path, model: str | Path) -> Path:
+    """A copy of the run's chosen ``model`` (``best.npz``, ``latest.zip``, ...) named after the run,
+    ``<run_dir>/<run_dir name><suffix>``, its card's ``name`` the run's: two runs' models then read
+    as ``ppo:ppo_2p`` and ``ppo:mine`` in results, not ``ppo:best`` and ``ppo:best(2)``."""
+    run_dir, model = Path(run_dir), Path(model)
+    target = run_dir / f"{run_dir.resolve().name}{model.suffix}"
+    if target == model:
+        return model
+    shutil.copyfile(model, target)
+    card = load_card(model)
+    write_card(target, {**card, "name": run_dir.resolve().name})
+    return target

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.train import console
 from shelfie_env.train.config import (
     add_field_flag,
     build_config,
@@ -220,6 +221,9 @@ def run(args: argparse.Namespace, learners: Learners, command: str = "shelfie tr
         print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
     print(header(algo, chosen_by, learners), flush=True)
+    notice = console.compile_notice()
+    if notice:
+        print(notice, flush=True)
     preset = getattr(args, "config", None)
     train_cli = learners[algo].train_cli()
     return train_cli(cfg, str(preset) if preset else None, resume, getattr(args, "export", None))

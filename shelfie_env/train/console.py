@@ -23,7 +23,9 @@ def program() -> str:
     script (``.venv/bin/shelfie``: the one that started this process, or the one beside its
     Python), relative to the current directory when it lies below it."""
     started = Path(sys.argv[0]) if sys.argv and Path(sys.argv[0]).name == "shelfie" else None
-    script = started if started is not None and started.is_file() else Path(sys.executable).with_name("shelfie")
+    script = (
+        started if started is not None and started.is_file() else Path(sys.executable).with_name("shelfie")
+    )
     if not script.is_file():
         return "shelfie"
     on_path = shutil.which("shelfie")
@@ -111,3 +113,30 @@ def config_error(
     if source and first in set(from_file):
         out = f"--config {source}: {out}"
     return out
+
+
+KERNEL_MODULES = ("shelfie_env.batched._kernels", "shelfie_env.bots.greedy.batched")
+"""The modules whose numba kernels the learners run (compiled on first use, ``cache=True``)."""
+
+
+def compile_notice(modules: Iterable[str] | None = None) -> str | None:
+    """The line a run prints before its first use of the compiled kernels when numba has no cached
+    copy of them yet (the first run after an install compiles them, for about a minute); ``None``
+    when every module (by default :data:`KERNEL_MODULES`) has cached kernels, or numba is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba") is None:
+        return None
+    caches = [Path(os.environ["NUMBA_CACHE_DIR"])] if os.environ.get("NUMBA_CACHE_DIR") else []
+    for name in KERNEL_MODULES if modules is None else modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        source = Path(spec.origin)
+        places = [source.parent / "__pycache__", *caches]
+        if not any(next(p.rglob(f"{source.stem}.*.nbi"), None) for p in places if p.is_dir()):
+            return (
+                "[train] compiling the batched engine's kernels first (numba, about a minute; "
+                "cached for later runs)"
+            )
+    return None

@@ -23,7 +23,7 @@ from typing import Any
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError
 from shelfie_env.train import console
-from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, save_model
+from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, name_model, save_model
 from shelfie_env.train.console import config_flags
 from shelfie_env.train.maskable_ppo.config import TrainConfig
 
@@ -412,6 +412,8 @@ def train_cli(
         model, card = load_model(source, cfg.players)
         model_file = export_weights(model, export, card)
         print(f"exported {source} -> {model_file} and {model_file.with_suffix('.json')}")
+    else:
+        model_file = name_model(run_dir, source)
     print(done_message(cfg, run_dir, model_file, source), flush=True)
     return 0
 

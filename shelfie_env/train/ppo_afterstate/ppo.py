@@ -41,7 +41,7 @@ import torch
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots.learned.afterstate_policy import AfterstatePolicyBot, policy_from_weights
 from shelfie_env.bots.learned.card import make_card, write_card
-from shelfie_env.train.checkpoint import copy_model, save_run_state
+from shelfie_env.train.checkpoint import copy_model, name_model, save_run_state
 from shelfie_env.train.ppo_afterstate.config import PPOAfterstateConfig
 from shelfie_env.train.ppo_afterstate.rollout import Rollout, gae, play_rollout
 from shelfie_env.train.ppo_afterstate.torch_net import (
@@ -565,6 +565,8 @@ def train_cli(
     if export is not None:
         model = copy_model(source_model, export)
         print(f"exported {source_model} -> {model} and {model.with_suffix('.json')}", flush=True)
+    else:
+        model = name_model(run_dir, source_model)
     print(done_message(cfg, run_dir, trainer.steps, model, source_model), flush=True)
     return 0
 

@@ -37,7 +37,9 @@ def _trainer(cfg: PPOFlatConfig, resume: bool) -> Trainer:
     if not resume:
         cfg.check()
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.json").write_text(json.dumps({"algo": ALGO, **dataclasses.asdict(cfg)}, indent=2) + "\n")
+        (run_dir / "config.json").write_text(
+            json.dumps({"algo": ALGO, **dataclasses.asdict(cfg)}, indent=2) + "\n"
+        )
         return Trainer(cfg)
     if not checkpoint.is_file():
         raise FileNotFoundError(f"--resume: no checkpoint {checkpoint}")
@@ -45,7 +47,9 @@ def _trainer(cfg: PPOFlatConfig, resume: bool) -> Trainer:
     changes = {k: v for k, v in dataclasses.asdict(cfg).items() if saved.get(k) != v}
     trainer = Trainer.resume(checkpoint, **changes)
     if changes:
-        (run_dir / "config.json").write_text(json.dumps({"algo": ALGO, **dataclasses.asdict(cfg)}, indent=2) + "\n")
+        (run_dir / "config.json").write_text(
+            json.dumps({"algo": ALGO, **dataclasses.asdict(cfg)}, indent=2) + "\n"
+        )
     return trainer
 
 
@@ -56,7 +60,7 @@ def train_cli(
     the command that plays it (or, on Ctrl-C, the command that continues the run); the exit status."""
     import torch
 
-    from shelfie_env.train.checkpoint import copy_model
+    from shelfie_env.train.checkpoint import copy_model, name_model
 
     torch.set_num_threads(1)
     run_dir = Path(cfg.run_dir)
@@ -65,25 +69,24 @@ def train_cli(
     except (ValueError, FileNotFoundError) as exc:
         print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
-    source = f" (config {preset})" if preset else ""
-    print(f"[ppo_flat] {describe(trainer.config)}{source} -> {run_dir}", flush=True)
+    recipe = f" (config {preset})" if preset else ""
+    print(f"[ppo_flat] {describe(trainer.config)}{recipe} -> {run_dir}", flush=True)
     try:
-        model = trainer.train(out=lambda line: print(line, flush=True))
+        source = trainer.train(out=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
         where = f"at {trainer.global_step:,} steps ({run_dir / 'latest.pt'})" if trainer.iteration else None
         extra = ("--export", str(export)) if export is not None else ()
         print(console.interrupted_message(run_dir, where, "train", *extra), file=sys.stderr, flush=True)
         return 130
-    assert model is not None  # train() without stop_after runs to the end
+    assert source is not None  # train() without stop_after runs to the end
     if export is not None:
-        exported = copy_model(model, export)
-        print(f"exported {model} -> {exported} and {exported.with_suffix('.json')}", flush=True)
-        model = exported
+        model = copy_model(source, export)
+        print(f"exported {source} -> {model} and {model.with_suffix('.json')}", flush=True)
+    else:
+        model = name_model(run_dir, source)
     trained = f"{trainer.global_step:,} steps"
-    print(
-        console.done_message("ppo_flat", trained, run_dir, model, "the network when training ended", "ppo", cfg.players),
-        flush=True,
-    )
+    origin = f"{source.name}: the network when training ended"
+    print(console.done_message("ppo_flat", trained, run_dir, model, origin, "ppo", cfg.players), flush=True)
     return 0
 
 
@@ -92,4 +95,6 @@ def main(argv: list[str] | None = None) -> int:
     from shelfie_env.train import command
     from shelfie_env.train.ppo_flat import LEARNER
 
-    return command.main({ALGO: LEARNER}, "python -m shelfie_env.train.ppo_flat", argv, __doc__.splitlines()[0])
+    return command.main(
+        {ALGO: LEARNER}, "python -m shelfie_env.train.ppo_flat", argv, __doc__.splitlines()[0]
+    )

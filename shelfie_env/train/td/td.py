@@ -469,7 +469,7 @@ def train_cli(
     the command that plays it (or, on Ctrl-C, the command that continues the run); the exit status."""
     import sys
 
-    from shelfie_env.train.checkpoint import copy_model
+    from shelfie_env.train.checkpoint import copy_model, name_model
     from shelfie_env.train.console import done_message, interrupted_message
 
     trainer = TDTrainer(cfg)
@@ -492,15 +492,16 @@ def train_cli(
             flush=True,
         )
         return 130
-    model = run_dir / "latest.npz"
+    latest = run_dir / "latest.npz"
     best = run_dir / "best.npz"
     also = f"; best periodic evaluation: {best}" if best.is_file() else ""
     if export is not None:
-        exported = copy_model(model, export)
-        print(f"exported {model} -> {exported} and {exported.with_suffix('.json')}", flush=True)
-        model = exported
+        model = copy_model(latest, export)
+        print(f"exported {latest} -> {model} and {model.with_suffix('.json')}", flush=True)
+    else:
+        model = name_model(run_dir, latest)
     trained = f"{trainer.iteration} iterations ({trainer.iteration * cfg.games:,} games)"
-    origin = f"the network when training ended{also}"
+    origin = f"{latest.name}: the network when training ended{also}"
     print(done_message("td", trained, run_dir, model, origin, "td", cfg.players), flush=True)
     return 0
 
