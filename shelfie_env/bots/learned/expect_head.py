@@ -16,7 +16,7 @@ recursion as the planner's:
   the same over ``V1[m] = max over keeps within m``; stop is ``V0[dice now]``.
 
 Reroll logits are those values divided by a temperature. Pure numpy: used by :class:`~shelfie_env.bots.learned.policy.NumpyPolicy`; the torch
-policy in :mod:`shelfie_env.train.policy` computes the same with the tables defined here.
+policy in :mod:`shelfie_env.train.maskable_ppo.policy` computes the same with the tables defined here.
 """
 
 from __future__ import annotations
