@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from shelfie_env.game.actions import reroll_action
 from shelfie_env.game.engine import Game
 from shelfie_env.play.web.service import GameService
 from shelfie_env.play.web.store import GameStore
+from tests.conftest import make_state
 from tests.test_web_browser import Server, new_page, ready
 from tests.test_web_browser import browser as browser  # noqa: PLC0414  (the Chromium fixture)
 from tests.test_web_browser import server as server  # noqa: PLC0414  (a server on a free port)
@@ -65,3 +67,60 @@ def test_hints_that_differ_read_differently_and_no_number_reads_minus_zero(brows
     )
     assert fixed == ["0.00", "0.00", "0.00", "−0.25", "+0.25"]
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def _lifted(page: Any) -> list[int]:
+    dice = page.locator("#dice .die")
+    return [i for i in range(dice.count()) if "selected" in (dice.nth(i).get_attribute("class") or "").split()]
+
+
+def _roll(page: Any) -> tuple[str, int, bool]:
+    return page.text_content("#roll"), int(page.get_attribute("#roll", "data-action")), page.is_enabled("#roll")
+
+
+def test_equal_dice_lift_the_die_tapped_and_count_per_face(browser: Any, server: Server) -> None:
+    seats = [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "greedy"}]
+    pairs = make_state(num_players=2, phase="reroll", dice=[2, 2, 4, 4, 5, 5], rolls_left=2)  # books, cats, jokers
+    view = add_game(server.db, seats, state=pairs)
+    page = new_page(browser)
+    page.goto(server.url + view["links"]["0"])
+    ready(page)
+    dice = page.locator("#dice .die")
+    dice.nth(0).click()  # the first book lifts (the move rerolls one book)
+    assert _lifted(page) == [0] and _roll(page) == ("Roll 1 selected (2 left)", reroll_action([1]), True)
+    dice.nth(1).click()  # the second book lifts too: two books
+    assert _lifted(page) == [0, 1] and _roll(page) == ("Roll 2 selected (2 left)", reroll_action([0, 1]), True)
+    dice.nth(0).click()  # a lifted book lowers: one book is left lifted
+    assert _lifted(page) == [1] and _roll(page)[:2] == ("Roll 1 selected (2 left)", reroll_action([1]))
+    dice.nth(3).click()
+    dice.nth(2).click()  # both cats, the second first
+    dice.nth(4).click()  # and a joker
+    assert _lifted(page) == [1, 2, 3, 4]
+    assert _roll(page) == ("Roll 4 selected (2 left)", reroll_action([1, 2, 3, 5]), True)
+    page.click("#roll")
+    page.wait_for_selector("#roll:has-text('(1 left)')")
+    moves = server.api(f"/api/games/{view['game_id']}?since=0")["moves"]
+    assert [m["action"] for m in moves] == [reroll_action([1, 2, 3, 5])]
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_three_equal_dice_lift_and_lower_one_at_a_time(browser: Any, server: Server) -> None:
+    seats = [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "greedy"}]
+    triple = make_state(num_players=2, phase="reroll", dice=[0, 0, 0, 3, 4, 5], rolls_left=1)  # three plants
+    view = add_game(server.db, seats, state=triple)
+    page = new_page(browser)
+    page.goto(server.url + view["links"]["0"])
+    ready(page)
+    dice = page.locator("#dice .die")
+    dice.nth(2).click()
+    dice.nth(0).click()
+    assert _lifted(page) == [0, 2] and _roll(page) == ("Roll 2 selected (1 left)", reroll_action([1, 2]), True)
+    dice.nth(1).click()  # all three
+    assert _lifted(page) == [0, 1, 2] and _roll(page)[1] == reroll_action([0, 1, 2])
+    dice.nth(1).click()  # the middle one lowers
+    assert _lifted(page) == [0, 2] and _roll(page)[1] == reroll_action([1, 2])
+    dice.nth(0).click()
+    dice.nth(2).click()  # none left
+    assert _lifted(page) == [] and _roll(page) == ("Roll selected (1 left)", 0, False)
+    assert page.errors == []  # type: ignore[attr-defined]
+

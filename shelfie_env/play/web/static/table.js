@@ -32,7 +32,20 @@
   let seats = [];         // seats of the game (names, kinds)
   let shown = 0;          // moves already shown in the log
   let busy = false;       // a request or an animation is running
-  let rerollCounts = [0, 0, 0, 0, 0, 0]; // dice of each face picked for the reroll
+  // Dice tapped for the reroll, by position (those lift); the move counts them per face, so
+  // tapping an unlifted die lifts one more of its face and tapping a lifted one lowers one.
+  let picked = new Set();
+  let pickedDice = ""; // the dice the picks were made on
+
+  function pickedCounts(dice) {
+    const counts = [0, 0, 0, 0, 0, 0];
+    picked.forEach((i) => { counts[dice[i]] += 1; });
+    return counts;
+  }
+
+  function clearPicks() {
+    picked = new Set();
+  }
   let lines = [];         // per seat: the server's row/column summaries of the position shown
   let lastRound = null;   // the server's last-round summary of the position shown
   // the last move shown: cells changed in the latest turn that changed a shelf, dice of the latest roll
@@ -76,7 +89,6 @@
     const box = $("dice");
     box.replaceChildren();
     const canPick = state.phase === "reroll" && legal.size > 0 && state.rolls_left > 0;
-    const id = canPick ? rerollId(state.dice, rerollCounts) : 0;
     state.dice.forEach((face, i) => {
       const die = el("button", "die f-" + FACES[face]);
       die.type = "button";
@@ -85,7 +97,8 @@
       die.appendChild(icon(face));
       const used = state.spent[i] && state.phase !== "reroll";
       if (used) die.classList.add("spent");
-      if (id & (1 << i)) die.classList.add("selected");
+      const lifted = canPick && picked.has(i);
+      if (lifted) die.classList.add("selected");
       const rolled = marks.dice.has(i);
       if (rolled) die.classList.add("rolled");
       if (rolled && marks.fresh) die.classList.add("roll-in");
@@ -94,9 +107,10 @@
       die.title = FACES[face] === "joker" ? "joker (wild)" : FACES[face];
       die.disabled = !canPick;
       if (canPick) {
-        die.setAttribute("aria-pressed", id & (1 << i) ? "true" : "false");
+        die.setAttribute("aria-pressed", lifted ? "true" : "false");
         die.addEventListener("click", () => {
-          rerollCounts[face] += id & (1 << i) ? -1 : 1;
+          if (picked.has(i)) picked.delete(i);
+          else picked.add(i);
           renderControls(state, legal);
           renderDice(state, legal);
         });
@@ -106,9 +120,9 @@
   }
 
   function renderControls(state, legal) {
-    const id = state.phase === "reroll" ? rerollId(state.dice, rerollCounts) : 0;
+    const id = state.phase === "reroll" ? rerollId(state.dice, pickedCounts(state.dice)) : 0;
     const roll = $("roll");
-    const n = rerollCounts.reduce((a, b) => a + b, 0);
+    const n = state.phase === "reroll" ? picked.size : 0;
     roll.disabled = !(id && legal.has(id));
     roll.textContent = state.phase === "reroll" && legal.size
       ? (n ? "Roll " + n + " selected" : "Roll selected") + " (" + state.rolls_left + " left)"
@@ -487,7 +501,9 @@
 
   function render(state, interactive) {
     const legal = legalSet(interactive);
-    if (!(state.phase === "reroll" && legal.size)) rerollCounts = [0, 0, 0, 0, 0, 0];
+    const dice = state.dice.join(",");
+    if (!(state.phase === "reroll" && legal.size) || dice !== pickedDice) clearPicks();
+    pickedDice = dice;
     const status = $("status");
     status.textContent = interactive ? statusText(state, legal) : status.textContent;
     status.classList.toggle("mine", legal.size > 0);
@@ -608,7 +624,7 @@
     setBusy(true);
     $("error").textContent = "";
     $("hints").classList.add("hidden");
-    rerollCounts = [0, 0, 0, 0, 0, 0];
+    clearPicks();
     try {
       const next = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/actions",
         { seat: mySeat, token, action, expect: shown, since: shown });
