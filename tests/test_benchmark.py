@@ -279,7 +279,7 @@ def test_a_one_seed_row_shows_its_own_interval_and_every_group_its_games(tmp_pat
 def test_the_mean_curve_averages_the_seeds_point_by_point_as_far_as_every_run_goes():
     def curve(*wins):
         return [
-            {"decisions": 100 * (i + 1), "train_s": 10.0 * (i + 1), "win_rate": w} for i, w in enumerate(wins)
+            {"decisions": 100 * (i + 1), "train_s": 10.0 * (i + 1), "score_rate": w} for i, w in enumerate(wins)
         ]
 
     rows = [
@@ -301,8 +301,8 @@ def test_the_report_draws_the_curves_of_the_runs_that_have_them(results, tmp_pat
     data = json.loads(results.read_text())
     for r in (r for r in data["rows"] if r["steps"]):  # the learners'; a bot has no curve
         r["curve"] = [
-            {"decisions": 1000, "train_s": 5.0, "win_rate": 0.1},
-            {"decisions": 2000, "train_s": 9.0, "win_rate": 0.3},
+            {"decisions": 1000, "train_s": 5.0, "score_rate": 0.1},
+            {"decisions": 2000, "train_s": 9.0, "score_rate": 0.3},
         ]
     results.write_text(json.dumps(data))
     assert report.main([str(results), "--reps", "50", "--curves", str(png)]) == 0

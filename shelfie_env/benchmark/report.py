@@ -214,20 +214,20 @@ def plot_profiles(
 
 
 def mean_curve(rows: list[dict[str, Any]]) -> list[tuple[float, float, float]]:
-    """(decisions, training seconds, win rate) of a group's curves averaged point by point over its
+    """(decisions, training seconds, score rate) of a group's curves averaged point by point over its
     runs, as far as every run goes (the runs of a group share their curve schedule)."""
     curves = [r["curve"] for r in rows if r.get("curve")]
     if not curves:
         return []
     n = min(len(c) for c in curves)
     return [
-        tuple(float(np.mean([c[i][k] for c in curves])) for k in ("decisions", "train_s", "win_rate"))
+        tuple(float(np.mean([c[i][k] for c in curves])) for k in ("decisions", "train_s", "score_rate"))
         for i in range(n)
     ]
 
 
 def plot_curves(path: Path, groups: dict[Group, list[dict[str, Any]]]) -> str:
-    """Write the learning curves of every group with curves to ``path`` (PNG): win rate against
+    """Write the learning curves of every group with curves to ``path`` (PNG): score rate against
     ``greedy`` over learner decisions and over training seconds, each seed thin and the mean bold;
     returns a line saying what happened."""
     with_curves = {g: rows for g, rows in groups.items() if mean_curve(rows)}
@@ -245,7 +245,7 @@ def plot_curves(path: Path, groups: dict[Group, list[dict[str, Any]]]) -> str:
         color = f"C{i % 10}"
         for r in rows:
             c = r.get("curve") or []
-            w = [100 * p["win_rate"] for p in c]
+            w = [100 * p["score_rate"] for p in c]
             axes[0].plot([p["decisions"] for p in c], w, color=color, lw=0.6, alpha=0.5)
             axes[1].plot([p["train_s"] for p in c], w, color=color, lw=0.6, alpha=0.5)
         d, t, w = zip(*mean_curve(rows))
@@ -259,11 +259,11 @@ def plot_curves(path: Path, groups: dict[Group, list[dict[str, Any]]]) -> str:
 
 
 def save_curve_figure(fig: Any, axes: Any, path: Path) -> None:
-    """Label a pair of curve axes (win rate against ``greedy`` over decisions, over seconds), mark
+    """Label a pair of curve axes (score rate against ``greedy`` over decisions, over seconds), mark
     the 50 % line and write the figure to ``path``."""
     axes[0].set_xlabel("learner decisions")
     axes[1].set_xlabel("training seconds (wall clock)")
-    axes[0].set_ylabel("win rate against greedy, selection deals (%)")
+    axes[0].set_ylabel("score rate against greedy, plain games (%)")
     for ax in axes:
         ax.axhline(50, color="grey", lw=0.5)
         ax.grid(alpha=0.3)
@@ -396,7 +396,7 @@ def run(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- the per-run table of shelfie bench
 def plot_runs(rows: list[dict[str, Any]], path: Path) -> None:
-    """Curve win rate against greedy (selection deals) over learner decisions and training seconds, a line a run."""
+    """Curve score rate against greedy (plain games) over learner decisions and training seconds, a line a run."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -409,7 +409,7 @@ def plot_runs(rows: list[dict[str, Any]], path: Path) -> None:
         name = f"{row_name(r)} seed {r['seed']}"
         d = [p["decisions"] for p in r["curve"]]
         t = [p["train_s"] for p in r["curve"]]
-        w = [100 * p["win_rate"] for p in r["curve"]]
+        w = [100 * p["score_rate"] for p in r["curve"]]
         axes[0].plot(d, w, marker=".", label=name)
         axes[1].plot(t, w, marker=".", label=name)
     axes[0].set_xscale("log")
