@@ -26,6 +26,8 @@ from shelfie_env.observation.reroll import reroll_mask, spec_actions
 from shelfie_env.observation.vector import encode
 
 SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}
+SHIPPED_FLAT = {2: "ppo_flat_2p"}
+"""The flat-head PPO trained from random weights with no teacher (``shelfie train --algo ppo_flat``)."""
 """Shipped model names by player count (files ``shelfie_env/models/<name>.npz`` + ``.json``)."""
 
 
@@ -46,12 +48,14 @@ def load_policy(path: str | Path, num_players: int | None = None) -> tuple[Numpy
     card = load_card(p, num_players)
     if p.suffix == ".zip":
         try:
-            from shelfie_env.train.checkpoint import load_model
+            import sb3_contrib  # noqa: F401
         except ImportError as exc:
             raise ImportError(
                 f"{p} is a Stable-Baselines3 checkpoint: reading it needs the train extra "
                 "(pip install 'shelfie-env[train]'), or export it to .npz with `shelfie train --export`"
             ) from exc
+        from shelfie_env.bots.learned.sb3_zip import load_model
+
         model, card = load_model(p, num_players)
         return NumpyPolicy.from_sb3(model.policy), card
     activation = str(card.get("config", {}).get("activation", "tanh"))
@@ -164,3 +168,13 @@ def make_ppo(
 
 
 make_ppo.table_sizes = lambda: shipped_sizes(SHIPPED)  # type: ignore[attr-defined]
+
+
+def make_ppo_flat(deterministic: bool = True, seed: int | None = None, num_players: int | None = None) -> PPOBot:
+    """``bots.make("ppo-flat")``: the shipped flat-head PPO (``ppo_flat``: an MLP over the legal ids,
+    no teacher, the env options ``obs="features"``, ``reroll="keep"`` its card names)."""
+    path = shipped_file("ppo-flat", SHIPPED_FLAT, num_players or 2, "shelfie train --algo ppo_flat")
+    return PPOBot.load(path, deterministic=deterministic, seed=seed, num_players=num_players)
+
+
+make_ppo_flat.table_sizes = lambda: shipped_sizes(SHIPPED_FLAT)  # type: ignore[attr-defined]
