@@ -124,3 +124,35 @@ def test_three_equal_dice_lift_and_lower_one_at_a_time(browser: Any, server: Ser
     assert _lifted(page) == [] and _roll(page) == ("Roll selected (1 left)", 0, False)
     assert page.errors == []  # type: ignore[attr-defined]
 
+
+def test_resign_ends_the_game_which_then_downloads_and_reviews(browser: Any, server: Server) -> None:
+    seats = [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "greedy"}]
+    view = add_game(server.db, seats)
+    gid = view["game_id"]
+    page = new_page(browser)
+    page.goto(server.url + view["links"]["0"])
+    ready(page)
+    assert page.is_visible("#resign")
+    page.click("#resign")
+    assert page.is_visible("#resign-dialog") and "you finish last" in page.text_content("#resign-question")
+    page.click("#resign-no")  # changed her mind
+    assert not page.is_visible("#resign-dialog") and not server.api(f"/api/games/{gid}")["over"]
+    page.click("#resign")
+    page.click("#resign-yes")
+    page.wait_for_selector("#result:not(.hidden)")
+    assert page.text_content("#winners") == "Ann resigned. greedy bot wins!"
+    assert not page.is_visible("#play") and not page.is_visible("#resign")
+    stored = server.api(f"/api/games/{gid}")
+    assert stored["over"] and stored["resigned"] == 0
+    assert page.get_attribute("#replay", "href") == f"/api/games/{gid}/replay"
+    assert server.api(f"/api/games/{gid}/replay")["resigned"] == 0
+    page.click("#review-open")
+    page.wait_for_selector("#review-body:not(.hidden)", timeout=60_000)
+    assert page.text_content("#review-error") == ""
+    assert "Ann" in page.text_content("#review-body")
+    # a watcher (no seat) has no resign button
+    watcher = new_page(browser)
+    watcher.goto(server.url + f"/g/{gid}")
+    ready(watcher)
+    assert not watcher.is_visible("#resign")
+    assert page.errors == [] and watcher.errors == []  # type: ignore[attr-defined]

@@ -157,19 +157,24 @@ def review_game(
     states: Sequence[Game | Mapping[str, Any]],
     value: str | TDValue | PlannerValue = "td",
     names: Sequence[str] | None = None,
+    resigned: int | None = None,
 ) -> dict[str, Any]:
     """The review of a finished game (module doc) as a JSON-compatible dict.
 
     ``initial`` is the first position, ``actions`` the action ids played from it and
     ``states`` the position after each of them (the dice they rolled are read from
     these). ``value`` is ``td`` (default), ``td:path=MODEL``, ``planner`` or a value
-    function object. ``ValueError`` says what is wrong: a game that is not over, a
-    solo game, a move that is illegal or does not lead to the stored position.
+    function object. ``resigned``: the seat whose resignation ended the game after these
+    moves (it finishes last; the others are ranked by their scores then). ``ValueError``
+    says what is wrong: a game that is not over, a solo game, a move that is illegal or
+    does not lead to the stored position.
     """
     games = _positions(initial, actions, states)
     start, final = games[0], games[-1]
     n = start.num_players
-    if not final.over:
+    if resigned is not None and (isinstance(resigned, bool) or resigned not in range(n)):
+        raise ValueError(f"resigned must be a seat 0..{n - 1}, got {resigned!r}")
+    if not final.over and resigned is None:
         raise ValueError("the game is not over: a review needs a finished game")
     if n < 2:
         raise ValueError(
@@ -203,7 +208,10 @@ def review_game(
             else:
                 rolls.append(_roll(event, _thrown_faces(before, action, after), after.dice, j))
 
-    raw = final_rewards(final.scores(), "rank")
+    ranked = list(final.scores())
+    if resigned is not None:  # the seat that resigned finishes behind everyone
+        ranked[resigned] = min(ranked) - 1
+    raw = final_rewards(ranked, "rank")
     own = tracker.own_luck()
     corrected = corrected_results(raw, tracker.events)
     players = []

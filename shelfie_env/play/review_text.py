@@ -32,7 +32,10 @@ def replay_review(data: dict[str, Any], moves: Sequence[Move], value: str = "td"
     players = initial.get("num_players")
     if not isinstance(players, int) or isinstance(players, bool):
         raise ValueError("the starting position has no valid num_players")
-    return review_game(initial, actions, states, value=value, names=seat_names(data, players))
+    resigned = data.get("resigned")  # a web game ended by a resignation
+    return review_game(
+        initial, actions, states, value=value, names=seat_names(data, players), resigned=resigned
+    )
 
 
 def _signed(x: float) -> str:

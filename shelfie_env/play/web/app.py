@@ -394,6 +394,11 @@ def create_app(
         view = await run_in_threadpool(service.act, game_id, body)
         return JSONResponse(view)
 
+    async def post_resign(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        body = await _json_body(request)
+        return JSONResponse(await run_in_threadpool(service.resign, game_id, body))
+
     async def post_hint(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         body = await _json_body(request)
@@ -446,6 +451,7 @@ def create_app(
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/actions", post_action, methods=["POST"]),
         Route("/api/games/{game_id}/hint", post_hint, methods=["POST"]),
+        Route("/api/games/{game_id}/resign", post_resign, methods=["POST"]),
         Route("/api/games/{game_id}/rematch", post_rematch, methods=["POST"]),
         Route("/api/games/{game_id}/rematch", get_rematch, methods=["GET"]),
         Route("/api/games/{game_id}/replay", get_replay),

@@ -67,7 +67,14 @@ class GameReviews:
         return review
 
     def _compute(self, game_id: str, value: str) -> dict[str, Any]:
-        replay = self.service.replay(game_id)  # 404 unknown_game, 409 game_not_over
+        try:
+            replay = self.service.replay(game_id)  # 404 unknown_game, 409 game_not_over
+        except WebError as exc:
+            if exc.code != "game_not_over":
+                raise
+            raise WebError(
+                409, "game_not_over", "a game can be reviewed once it is over (played to the end or resigned)"
+            ) from None
         players = len(replay["seats"])
         if players < 2:
             raise WebError(409, "solo_game", "a solo game has no review: luck is measured against rivals")
@@ -78,6 +85,7 @@ class GameReviews:
                 replay["states"],
                 value=value,
                 names=seat_names(replay, players),
+                resigned=replay.get("resigned"),
             )
         except ValueError as exc:
             raise WebError(500, "damaged_game", f"game {game_id} cannot be reviewed: {exc}") from exc

@@ -96,15 +96,22 @@ def hint_function() -> Callable[..., list[dict[str, Any]]] | None:
     return getattr(module, "hint", None)
 
 
-def result_of(game: Game) -> dict[str, Any]:
-    """Scores, per-row/column breakdown and winner seats (ties share) of a finished game."""
+def result_of(game: Game, resigned: int | None = None) -> dict[str, Any]:
+    """Scores, per-row/column breakdown and winner seats (ties share) of a finished game; of a
+    game ended by seat ``resigned``'s resignation, the best scores among the other seats win."""
     scores = game.scores()
-    best = max(scores)
+    others = [s for p, s in enumerate(scores) if p != resigned]
+    best = max(others) if others else None
     return {
         "scores": scores,
         "breakdown": [game.table.breakdown(game.circled[p]) for p in range(game.num_players)],
-        "winners": [p for p, s in enumerate(scores) if s == best],
+        "winners": [p for p, s in enumerate(scores) if s == best and p != resigned],
     }
+
+
+def resigned_seat(seats: list[dict[str, Any]]) -> int | None:
+    """The seat whose resignation ended the game (None: nobody resigned)."""
+    return next((i for i, s in enumerate(seats) if isinstance(s, dict) and s.get("resigned")), None)
 
 
 @dataclass
@@ -436,8 +443,13 @@ class GameService:
         """The replay of a finished game (format version :data:`REPLAY_VERSION`)."""
         row = self._row(game_id)
         if row.status != "over":
-            raise WebError(409, "game_not_over", "replays are available once the game is over")
+            raise WebError(
+                409,
+                "game_not_over",
+                "replays are available once the game is over (played to the end or resigned)",
+            )
         moves = self.store.moves(game_id)
+        resigned = resigned_seat(row.seats)
         return {
             "version": REPLAY_VERSION,
             "game_id": game_id,
@@ -449,6 +461,7 @@ class GameService:
             "actions": [{"seat": m.seat, "action": m.action, "name": m.name} for m in moves],
             "states": [m.state for m in moves],
             "final_state": row.state,
+            **({"resigned": resigned} if resigned is not None else {}),
         }
 
     # -------------------------------------------------------------- acting
@@ -522,6 +535,50 @@ class GameService:
                 ) from exc
             self._wake(session)
             return self._view(session, first if since is None else since)
+
+    def resign(self, game_id: str, body: object) -> dict[str, Any]:
+        """End the game by ``{"seat", "token"[, "since"]}``'s resignation; return the view.
+
+        The seat finishes last and the others are ranked by their scores at that moment; the
+        game is stored as over (its replay can be downloaded and reviewed). The same request
+        sent again gets the view again, with ``"repeated": true``.
+        """
+        if not isinstance(body, dict):
+            raise _bad('the body must be a JSON object like {"seat": 0, "token": "..."}')
+        unknown = set(body) - {"seat", "token", "since"}
+        if unknown:
+            raise _bad(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
+        since = _int_field(body, "since")
+        if since is not None and since < 0:
+            raise _bad("'since' must be >= 0", "bad_since")
+        with self._locked(game_id) as session:
+            if session is None:
+                row = self._row(game_id)  # 404 when unknown
+                seat = self._check_seat(row.seats, body)
+                if resigned_seat(row.seats) == seat:
+                    return {
+                        **self._view_row(row, row.num_moves if since is None else since),
+                        "repeated": True,
+                    }
+                raise WebError(409, "game_over", "the game is over")
+            seat = self._check_seat(session.seats, body)
+            seats = [dict(s) for s in session.seats]
+            seats[seat]["resigned"] = True
+            try:
+                self.store.resign(session.id, session.num_moves, seats)
+            except StoreBusyError as exc:
+                raise WebError(
+                    503,
+                    "storage_busy",
+                    "the database is busy; the game goes on, send it again",
+                    retry_after=1,
+                ) from exc
+            session.evicted = True  # the game is over: later requests read it from the store
+            with self._sessions_lock:
+                if self._sessions.get(session.id) is session:
+                    del self._sessions[session.id]
+            num_moves = session.num_moves
+        return self._view_row(self._row(game_id), num_moves if since is None else since)
 
     def hint(self, game_id: str, body: object) -> dict[str, Any]:
         """Advice for the seat on turn: ``{"hints": [{action, name, value, reason}, ...]}``."""
@@ -856,7 +913,8 @@ class GameService:
             )
         else:
             moves = self._stored_entries(row.id, since)
-        return {**self._head(row.id, seats, game, game.to_dict()), "num_moves": row.num_moves, "moves": moves,
+        head = self._head(row.id, seats, game, game.to_dict(), resigned_seat(row.seats))
+        return {**head, "num_moves": row.num_moves, "moves": moves,
                 "bot_error": None, "rematch": rematch_info(row.rematch, len(seats))}  # fmt: skip
 
     def _stored_entries(
@@ -875,15 +933,24 @@ class GameService:
         )
 
     @staticmethod
-    def _head(game_id: str, seats: list[dict[str, Any]], game: Game, state: dict[str, Any]) -> dict[str, Any]:
-        """The parts of a view that do not depend on which moves it lists."""
+    def _head(
+        game_id: str,
+        seats: list[dict[str, Any]],
+        game: Game,
+        state: dict[str, Any],
+        resigned: int | None = None,
+    ) -> dict[str, Any]:
+        """The parts of a view that do not depend on which moves it lists (``resigned``: the seat
+        whose resignation ended the game)."""
+        over = game.over or resigned is not None
         return {
             "game_id": game_id,
             "seats": seats,
             "state": state,
-            "legal": [{"action": a, "name": action_name(a)} for a in game.legal_actions()],
-            "over": game.over,
-            "result": result_of(game) if game.over else None,
+            "legal": [] if over else [{"action": a, "name": action_name(a)} for a in game.legal_actions()],
+            "over": over,
+            "resigned": resigned,
+            "result": result_of(game, resigned) if over else None,
             **summary(game),  # per-seat row/column progress and the last round (lines.py)
         }
 
@@ -930,7 +997,11 @@ def check_replay(store: GameStore, game_id: str) -> list[str]:
         problems.append("the game's current state is not the last move's")
     if start is not None and _plain(_rng_state(rng)) != _plain(row.rng):
         problems.append("the stored dice generator is not where the moves leave it")
-    if (row.status == "over") != game.over:
+    resigned = resigned_seat(row.seats) if isinstance(row.seats, list) else None
+    if resigned is not None and (row.status != "over" or game.over):
+        problems.append(f"seat {resigned} resigned, but the game is stored as {row.status!r} after moves that "
+                        f"{'end' if game.over else 'do not end'} it")  # fmt: skip
+    elif resigned is None and (row.status == "over") != game.over:
         problems.append(
             f"the game is stored as {row.status!r} but its moves {'end' if game.over else 'do not end'} it"
         )

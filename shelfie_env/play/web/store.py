@@ -301,6 +301,21 @@ class GameStore:
 
         self._write(append)
 
+    def resign(self, game_id: str, num_moves: int, seats: list[dict[str, Any]]) -> None:
+        """End active game ``game_id`` after its ``num_moves`` moves by a resignation: status ``over``
+        and its seat list ``seats`` (where the seat that resigned carries ``"resigned": true``)."""
+        text = _dumps(seats)
+
+        def end(db: sqlite3.Connection) -> None:
+            cur = db.execute(
+                "UPDATE games SET updated=?, status='over', seats=? WHERE id=? AND status='active' AND num_moves=?",
+                (time.time(), text, game_id, num_moves),
+            )
+            if cur.rowcount != 1:
+                raise RuntimeError(f"game {game_id}: not an active game after {num_moves} moves")
+
+        self._write(end)
+
     def _write(self, run: Callable[[sqlite3.Connection], None]) -> None:
         """Run ``run`` in a committed transaction, together with the writes waiting meanwhile."""
         item = _Write(run)

@@ -130,6 +130,7 @@
     roll.dataset.action = String(id);
     $("stop").disabled = !legal.has(STOP);
     $("end-turn").disabled = !legal.has(END_TURN);
+    $("resign").classList.toggle("hidden", mySeat === null || view === null || view.over);
     const hint = $("hint");
     hint.classList.toggle("hidden", !(meta.hint && mySeat !== null));
     hint.disabled = !(legal.size > 0);
@@ -355,9 +356,15 @@
     if (!view.over) return;
     const { scores, breakdown, winners } = view.result;
     const names = winners.map(seatName);
-    $("winners").textContent = view.seats.length === 1
-      ? names[0] + " scored " + scores[0] + " points."
-      : winners.length === 1 ? names[0] + " wins!" : names.join(" and ") + " share the victory!";
+    const resigned = view.resigned === undefined ? null : view.resigned;
+    const verdict = winners.length === 1 ? names[0] + " wins!" : names.join(" and ") + " share the victory!";
+    if (resigned !== null) {
+      $("winners").textContent = view.seats.length === 1
+        ? seatName(resigned) + " resigned with " + scores[0] + " points."
+        : seatName(resigned) + " resigned. " + verdict;
+    } else {
+      $("winners").textContent = view.seats.length === 1 ? names[0] + " scored " + scores[0] + " points." : verdict;
+    }
     // one column per player, one line per row and column of the shelf: fits a phone screen
     const table = $("result-table");
     table.replaceChildren();
@@ -637,6 +644,33 @@
     }
   }
 
+  function askResign() {
+    if (busy || view === null || view.over || mySeat === null) return;
+    $("resign-question").textContent = view.seats.length === 1
+      ? "End this game now? It keeps the score you have."
+      : "Resign? The game ends for everyone: you finish last, the others are ranked by their scores.";
+    $("resign-yes").onclick = () => resignGame();  // starts in the click, as the joker dialog's moves
+    $("resign-dialog").showModal();
+  }
+
+  async function resignGame() {
+    if (busy || view === null || view.over || mySeat === null) return;
+    setBusy(true);
+    $("error").textContent = "";
+    $("hints").classList.add("hidden");
+    clearPicks();
+    try {
+      const next = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/resign",
+        { seat: mySeat, token, since: shown });
+      await show(next, false);
+    } catch (err) {
+      $("error").textContent = err.message;
+      await refresh(false);
+    } finally {
+      setBusy(false);
+    }
+  }
+
   function chooseCircle(r, c, ids) {
     if (ids.length === 1) { act(ids[0]); return; }
     const dialog = $("joker-dialog");
@@ -771,6 +805,7 @@
     $("stop").addEventListener("click", () => act(STOP));
     $("end-turn").addEventListener("click", () => act(END_TURN));
     $("hint").addEventListener("click", showHints);
+    $("resign").addEventListener("click", askResign);
     $("skip").addEventListener("click", () => { skipping = true; });
     $("play-again").addEventListener("click", askRematch);
     $("rematch-top").addEventListener("click", askRematch);
