@@ -7,11 +7,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: play serve test lint wheel-check bench clean chromium
 
+# PYTHONWARNINGS: setuptools' notice about editable installs is a boxed warning, not a problem.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[train,fast,scale,web,openspiel,dev]'
+	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install -q -e '.[train,fast,scale,web,openspiel,dev]'
 	touch $(STAMP)
 
 play: $(STAMP)
