@@ -229,7 +229,10 @@ def _run(args: argparse.Namespace) -> int:
             threading.Event().wait(0.05)
         if not server.started:
             return
-        port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
+        try:
+            port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
+        except (IndexError, OSError):  # stopped as it started (a signal): no socket to announce
+            return
         host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
         if ":" in host:
             host = f"[{host}]"
