@@ -4,21 +4,45 @@ from __future__ import annotations
 
 import json
 import random
+import warnings
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+with warnings.catch_warnings():  # starlette announces a future switch of its test client to httpx2
+    warnings.filterwarnings("ignore", message=".*httpx2.*")
+    from starlette.testclient import TestClient
+
 from shelfie_env.cli import main
-from shelfie_env.play.web.service import check_replay
-from tests.test_web_api import act, client, create, db, restart, settle, unpaced_bot_tables  # noqa: F401
+from shelfie_env.play.web.app import create_app
+from shelfie_env.play.web.service import GameService, check_replay
+from tests.test_web_api import act, create, restart, settle
+
+
+@pytest.fixture(autouse=True)
+def unpaced_bot_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.0)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def client(db: Path) -> TestClient:
+    return TestClient(create_app(db))
+
 
 ANN_VS_GREEDY = {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "greedy"}]}
 
 
-def resign(client: Any, gid: str, seat: int, token: str, **extra: Any) -> Any:  # noqa: F811
+def resign(client: Any, gid: str, seat: int, token: str, **extra: Any) -> Any:
     return client.post(f"/api/games/{gid}/resign", json={"seat": seat, "token": token, **extra})
 
 
-def _play_a_turn(client: Any, view: dict[str, Any], token: str) -> dict[str, Any]:  # noqa: F811
+def _play_a_turn(client: Any, view: dict[str, Any], token: str) -> dict[str, Any]:
     """Ann plays random legal moves until the bot has played its turn after hers."""
     rng = random.Random(3)
     gid = view["game_id"]
@@ -31,7 +55,7 @@ def _play_a_turn(client: Any, view: dict[str, Any], token: str) -> dict[str, Any
 
 def test_resigning_ends_the_game_and_it_downloads_and_reviews(
     client: Any, tmp_path: Path, capsys: Any
-) -> None:  # noqa: F811
+) -> None:
     view = create(client, ANN_VS_GREEDY)
     gid, token = view["game_id"], view["tokens"]["0"]
     view = _play_a_turn(client, view, token)
@@ -67,7 +91,7 @@ def test_resigning_ends_the_game_and_it_downloads_and_reviews(
     assert "Ann" in capsys.readouterr().out
 
 
-def test_a_resigned_game_stays_over_after_a_restart(client: Any, db: Path) -> None:  # noqa: F811
+def test_a_resigned_game_stays_over_after_a_restart(client: Any, db: Path) -> None:
     view = create(client, ANN_VS_GREEDY)
     gid, token = view["game_id"], view["tokens"]["0"]
     assert resign(client, gid, 0, token).status_code == 200
@@ -77,7 +101,7 @@ def test_a_resigned_game_stays_over_after_a_restart(client: Any, db: Path) -> No
     assert fresh.get(f"/api/games/{gid}/replay").status_code == 200
 
 
-def test_at_three_players_the_others_are_ranked_by_their_scores(client: Any) -> None:  # noqa: F811
+def test_at_three_players_the_others_are_ranked_by_their_scores(client: Any) -> None:
     spec = {
         "seats": [
             {"type": "human", "name": "Ann"},
@@ -95,7 +119,7 @@ def test_at_three_players_the_others_are_ranked_by_their_scores(client: Any) -> 
     assert [p["result"] for p in review["players"]] == [0.5, -1.0, 0.5]
 
 
-def test_bad_resign_requests_get_a_clear_error(client: Any) -> None:  # noqa: F811
+def test_bad_resign_requests_get_a_clear_error(client: Any) -> None:
     view = create(client, ANN_VS_GREEDY)
     gid, token = view["game_id"], view["tokens"]["0"]
     cases = [
@@ -111,7 +135,7 @@ def test_bad_resign_requests_get_a_clear_error(client: Any) -> None:  # noqa: F8
     assert not client.get(f"/api/games/{gid}").json()["over"]
 
 
-def test_an_unfinished_game_says_when_it_can_be_downloaded_and_reviewed(client: Any) -> None:  # noqa: F811
+def test_an_unfinished_game_says_when_it_can_be_downloaded_and_reviewed(client: Any) -> None:
     view = create(client, ANN_VS_GREEDY)
     gid = view["game_id"]
     replay = client.get(f"/api/games/{gid}/replay")
@@ -126,7 +150,7 @@ def test_an_unfinished_game_says_when_it_can_be_downloaded_and_reviewed(client: 
     )
 
 
-def test_resigning_while_the_bot_is_on_turn_stops_it(client: Any) -> None:  # noqa: F811
+def test_resigning_while_the_bot_is_on_turn_stops_it(client: Any) -> None:
     view = create(client, {"seats": [{"type": "bot", "bot": "planner"}, {"type": "human", "name": "Ann"}]})
     gid, token = view["game_id"], view["tokens"]["1"]
     r = resign(client, gid, 1, token)  # the planner is thinking about its opening turn
