@@ -48,7 +48,7 @@ PROTOCOLS = {
         "common dice, luck-corrected with td+planner",
         "deals": "test: dice seeds 30,000,000 + i (or the row's eval.deals)",
         "metrics": "score rate (wins + half the ties), raw and luck-corrected, 95% normal intervals over deals; "
-        "variance factor (raw / corrected variance); win rate with its 95% Wilson interval",
+        "games factor (raw / corrected variance); win rate with its 95% Wilson interval",
         "curve": "plain arena games against greedy on the selection deals (dice seeds 10,000,000 + i), "
         "over learner decisions and training seconds",
     },

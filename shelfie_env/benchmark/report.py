@@ -149,7 +149,7 @@ def aggregate(
                 "mean_ci95": mean_ci,
                 "raw_mean": float(score_matrix(rows, side="raw").mean()),
                 "win_rate_mean": float(np.mean([r["vs_greedy"]["win_rate"] for r in rows])),
-                # a run whose raw results do not vary (every game lost) has no variance factor
+                # a run whose raw results do not vary (every game lost) has no games factor
                 "variance_ratio_mean": _mean([r["vs_greedy"].get("variance_ratio") or None for r in rows]),
                 "others": {
                     o: _mean(
@@ -284,7 +284,7 @@ def markdown(agg: list[dict[str, Any]], skipped: dict[str, int], deals: str = "t
         "| learner | budget | seeds | games vs greedy | IQM corrected score rate vs greedy (95% CI) | "
         "mean (95% CI) | raw score rate vs greedy | win rate vs greedy | "
         + "".join(f"corrected vs {o} | " for o in others)
-        + "variance factor | train s | decisions/s |"
+        + "games factor | train s | decisions/s |"
     )
     lines = [
         f"Luck-corrected score rate against greedy on the {deals} deals: interquartile mean and mean over "
@@ -432,7 +432,7 @@ def rows_table(rows: list[dict[str, Any]], opponents: list[str] | None = None) -
     others = [o for o in others if any(f"vs_{o}" in r for r in new)]
     out = [
         "| learner | seed | budget | decisions | train s | score vs greedy, raw (95% CI) | "
-        "luck-corrected (95% CI) | variance factor | games (deals) | win vs greedy (Wilson 95%) | "
+        "luck-corrected (95% CI) | games factor | games (deals) | win vs greedy (Wilson 95%) | "
         + "".join(f"corrected vs {o} | " for o in others)
         + "illegal first choices |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(others) + "---:|",
