@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "greedy": "shelfie_env.bots.greedy:GreedyBot",
     "planner": "shelfie_env.bots.planner:PlannerBot",
     "ppo": "shelfie_env.bots.learned:make_ppo",
+    "ppo-flat": "shelfie_env.bots.learned.bot:make_ppo_flat",
     "td": "shelfie_env.bots.learned.value:make_td",
     "openspiel-mcts": "shelfie_env.bots.openspiel_mcts:make_mcts",  # needs the openspiel extra
     "greedy-br": "shelfie_env.bots.bracket.best_response:make_greedy_br",
