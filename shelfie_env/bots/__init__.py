@@ -3,6 +3,11 @@
 ``make(name, **kwargs)`` builds a registered bot; ``register(name, factory)``
 adds one. Bots may also offer ``act_game(game)`` taking a live
 :class:`~shelfie_env.game.engine.Game` (a fast path the envs use when present).
+
+One import runs up, from :mod:`.openspiel_mcts` to :mod:`shelfie_env.openspiel`: the
+``openspiel-mcts`` bot is OpenSpiel's MCTS on the ``python_shelfie`` game (the ``openspiel``
+extra), imported only when such a bot is built, so the registry and its table sizes stay
+readable without the extra.
 """
 
 from __future__ import annotations
