@@ -16,6 +16,7 @@ the truth: every bot's error rate includes the same offset (docs/errors.md says 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -115,9 +116,17 @@ def _bots(bot: Bot | str, sizes: list[int]) -> dict[int, Callable[[], Bot]]:
     for n in sizes:
         check_table(name, n)
         kwargs = {**options, "num_players": n} if takes_size else dict(options)
-        make(name, **kwargs)  # a bad option fails here, once
-        out[n] = lambda kwargs=kwargs: make(name, **kwargs)  # type: ignore[misc]
+        out[n] = _fresh(make(name, **kwargs), lambda kwargs=kwargs: make(name, **kwargs))
     return out
+
+
+def _fresh(prototype: Bot, build: Callable[[], Bot]) -> Callable[[], Bot]:
+    """A maker of fresh copies of ``prototype`` (a deep copy; bots that cannot be copied are built anew)."""
+    try:
+        copy.deepcopy(prototype)
+    except Exception:  # a bot holding handles that do not copy
+        return build
+    return lambda: copy.deepcopy(prototype)
 
 
 def format_report(r: dict[str, Any]) -> str:
