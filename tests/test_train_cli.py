@@ -247,6 +247,13 @@ def test_a_printed_command_names_the_program_as_it_runs_from_here(monkeypatch, t
 
 
 # -------------------------------------------------------------------- Ctrl-C
+def _own_group() -> None:
+    """In the child: a process group of its own, which the test signals as Ctrl-C would, with Ctrl-C
+    handled as in a terminal even when the tests run as a background job (which ignores SIGINT)."""
+    os.setpgrp()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
     code = f"import sys; from shelfie_env.cli import main; sys.exit(main({argv!r}))"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -257,7 +264,7 @@ def _interrupt(argv: list[str], ready: str, cwd: Path) -> tuple[int, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=os.setpgrp,  # a process group of its own, which the test signals as Ctrl-C would
+        preexec_fn=_own_group,
     )
     assert proc.stdout is not None
     deadline = time.monotonic() + 240
