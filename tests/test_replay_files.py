@@ -169,3 +169,12 @@ def test_the_printed_command_runs_from_here(tmp_path: Path, monkeypatch: pytest.
     assert shelfie_command() == "shelfie"  # the one on PATH
     monkeypatch.setattr(sys, "argv", ["/usr/lib/python3/site-packages/pytest/__main__.py"])
     assert shelfie_command() == "shelfie"
+
+
+def test_nesting_is_counted_outside_strings() -> None:
+    from shelfie_env.play.json_nesting import nesting_exceeds
+
+    assert not nesting_exceeds('{"a": [[1]], "b": "[[[[[[\\"[[["}', 3)
+    assert nesting_exceeds('{"a": [[[1]]]}', 3)
+    assert not nesting_exceeds(b"[" * 3 + b"]" * 3, 3)
+    assert nesting_exceeds("[" * 4, 3)

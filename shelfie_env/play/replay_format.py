@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_name
+from shelfie_env.play.json_nesting import nesting_exceeds
 from shelfie_env.play.labels import bot_label
 
 REPLAY_VERSION = 1
@@ -27,6 +28,10 @@ ROLL_KEYS = ("dice", "roll", "faces")
 
 class ReplayFileError(ValueError):
     """A replay file that cannot be read as a replay (the message says why)."""
+
+
+MAX_NESTING = 64
+"""Deepest nesting of arrays and objects a replay file may have (replays need 6)."""
 
 
 def read_replay(path: str | Path) -> dict[str, Any]:
@@ -40,12 +45,12 @@ def read_replay(path: str | Path) -> dict[str, Any]:
         ) from None
     except OSError as exc:
         raise ReplayFileError(f"cannot read replay {path}: {exc.strerror or exc}") from None
+    if nesting_exceeds(text, MAX_NESTING):
+        raise ReplayFileError(f"cannot read replay {path}: its JSON is nested too deeply")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReplayFileError(f"cannot read replay {path}: not JSON ({exc})") from None
-    except RecursionError:
-        raise ReplayFileError(f"cannot read replay {path}: its JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise ReplayFileError("a replay must be a JSON object")
     if data.get("version", REPLAY_VERSION) != REPLAY_VERSION:

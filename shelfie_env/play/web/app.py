@@ -47,6 +47,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from shelfie_env import bots as bots_module
 from shelfie_env.game.actions import SYMBOLS
 from shelfie_env.game.engine import MAX_PLAYERS
+from shelfie_env.play.json_nesting import nesting_exceeds
 from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.review import GameReviews
 from shelfie_env.play.web.service import MAX_NAME, GameService, WebError
@@ -203,14 +204,14 @@ async def _json_body(request: Request) -> Any:
     raw = await request.body()
     if not raw:
         raise WebError(400, "bad_json", "the request needs a JSON body")
+    if nesting_exceeds(raw, MAX_DEPTH):
+        raise WebError(400, "bad_json", f"the body is nested deeper than {MAX_DEPTH} levels")
     try:
         body = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WebError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
     except ValueError:  # an integer literal beyond Python's digit limit
         raise WebError(400, "bad_json", "the body holds a number too long to read") from None
-    except RecursionError:
-        raise WebError(400, "bad_json", f"the body is nested deeper than {MAX_DEPTH} levels") from None
     _check_json(body, 0)
     return body
 
