@@ -89,6 +89,11 @@ def test_a_stopped_maskable_ppo_run_resumes_to_the_same_parameters_bit_for_bit(t
     rows = json.loads((tmp_path / "results.json").read_text())["rows"]
     assert [r["decisions"] for r in rows] == [6144]  # one row: the stopped run added none
     assert rows[0]["variant"] == "score_reward=0.02,reroll=keep,obs=features"
+    # the row names no folder and records the command of the whole run, not of its resumed part
+    assert rows[0]["command"].endswith(
+        "--steps 6000 --seeds 0 --algos maskable_ppo --eval-games 0 --bots --checkpoint-every 2048 "
+        "--obs features --reroll keep --score-reward 0.02"
+    )
 
 
 @pytest.mark.slow
@@ -115,6 +120,14 @@ def test_a_stopped_ppo_flat_run_resumes_to_the_same_parameters_bit_for_bit(tmp_p
     b = torch.load(tmp_path / "parts" / "latest.pt", weights_only=False)["agent"]
     for name in a:
         assert torch.equal(a[name], b[name]), name
+
+
+def test_a_row_records_its_command_without_where_files_go_or_when_the_run_paused():
+    from shelfie_env.benchmark.protocol import row_command
+
+    cmd = "shelfie bench --steps 10M --run-dir /x/runs --seeds 1 --out=/x/r.json --stop-after 3M --resume --obs features"
+    assert row_command(cmd) == "shelfie bench --steps 10M --seeds 1 --obs features"
+    assert row_command(None) is None
 
 
 def test_a_resume_with_other_options_is_refused_naming_the_checkpoint(tmp_path):

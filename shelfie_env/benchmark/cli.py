@@ -19,7 +19,7 @@ from typing import Any
 
 from shelfie_env.benchmark.ablations import ABLATION, REROLLS, TRAIN_MIXES
 from shelfie_env.benchmark.protocol import add_arguments as add_protocol_arguments
-from shelfie_env.benchmark.protocol import budget, budget_label, check_args
+from shelfie_env.benchmark.protocol import budget, budget_label, check_args, row_command
 
 LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo", "ppo_afterstate", "ppo_flat")
 """Every learner ``--algos`` takes (:data:`shelfie_env.benchmark.learners.LEARNERS`)."""
@@ -384,7 +384,7 @@ def train_and_rate(
                     "mode": "stopped",
                     **extra,
                     "curve": spec.curve.points,
-                    "command": args.command,
+                    "command": row_command(args.command),
                 }
             else:
                 bot, workers = trained.bot, None

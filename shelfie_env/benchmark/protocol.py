@@ -365,8 +365,29 @@ def evaluate_row(
             "opp_mean_score": pair["opp_mean_score"],
         }
     row.update(extra)
-    row.setdefault("command", getattr(args, "command", None))
+    row.setdefault("command", row_command(getattr(args, "command", None)))
     return row
+
+
+_WHERE_AND_WHEN = {"--run-dir": 1, "--out": 1, "--save": 1, "--plot": 1, "--stop-after": 1, "--resume": 0}
+"""Options that say where files go or when a run pauses: a row's result does not depend on them."""
+
+
+def row_command(command: str | None) -> str | None:
+    """``command`` as a row records it: without the options of :data:`_WHERE_AND_WHEN`, so the row
+    names no folder of one machine and a resumed run records the command of the run it continues."""
+    if command is None:
+        return None
+    words, kept = command.split(), []
+    i = 0
+    while i < len(words):
+        name = words[i].split("=", 1)[0]
+        if name in _WHERE_AND_WHEN:
+            i += 1 + (_WHERE_AND_WHEN[name] if "=" not in words[i] else 0)
+            continue
+        kept.append(words[i])
+        i += 1
+    return " ".join(kept)
 
 
 def curve_point(bot: Any, games: int, decisions: int, train_s: float) -> dict[str, Any]:
