@@ -519,8 +519,10 @@ def test_restart_lets_a_due_bot_move(db: Path, monkeypatch: pytest.MonkeyPatch) 
         view = act(first, gid, 0, token, view["legal"][0]["action"]).json()
     stuck = view["num_moves"]
     assert view["state"]["current_player"] == 1
+    first.app.state.service.close()  # the server goes down before its workers reach the bot
+    first.app.state.store.close()
     monkeypatch.undo()
-    second = restart(first, db)
+    second = TestClient(create_app(db))
     resumed = settle(second, view)
     assert resumed["num_moves"] > stuck
     assert {m["seat"] for m in resumed["moves"][stuck:]} == {1}
@@ -750,6 +752,8 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
         view = act(first, gid, 0, token, 0).json()
         while view["state"]["current_player"] == 0:
             view = act(first, gid, 0, token, view["legal"][0]["action"]).json()
+        first.app.state.service.close()  # the server goes down before its workers reach the bot
+        first.app.state.store.close()
         monkeypatch.undo()
     finally:
         bots._REGISTRY.pop("vanishing-test-bot", None)
@@ -757,7 +761,7 @@ def test_restart_survives_a_damaged_game_and_a_bot_that_is_gone(
     con.execute("UPDATE games SET state=? WHERE id=?", (json.dumps({"num_players": 9}), damaged))
     con.commit()
     con.close()
-    second = restart(first, db)  # starts although one game is unreadable
+    second = TestClient(create_app(db))  # starts although one game is unreadable
     second.app.state.service.wait_for_bots()
     resumed = snapshot(second, gid)
     # the bot is gone: its seat waits (no move is invented for it) and the view says why
