@@ -267,8 +267,12 @@ def save_curve_figure(fig: Any, axes: Any, path: Path) -> None:
     for ax in axes:
         ax.axhline(50, color="grey", lw=0.5)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    rows = (len(labels) + 1) // 2
+    height = fig.get_figheight()
+    fig.set_figheight(height + 0.22 * rows)  # the legend goes below the axes, not over the curves
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.22 * rows / fig.get_figheight(), 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
 
