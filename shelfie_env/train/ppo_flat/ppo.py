@@ -371,7 +371,7 @@ class Trainer:
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)).mean()
                 v_loss = 0.5 * ((self.agent.value(x) - b["returns"][i]) ** 2).mean()
-                entropy = -(logp.exp() * logp).sum(dim=-1)
+                entropy = -(logp.softmax(dim=-1) * logp).sum(dim=-1)  # = exp(logp), without exp's slow path at -1e9
                 loss = pg_loss + c.vf_coef * v_loss - (ent_weight[i] * entropy).mean()
                 self.optimizer.zero_grad()
                 loss.backward()
