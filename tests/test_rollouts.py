@@ -123,3 +123,17 @@ def test_bad_input(policy: BasePolicy) -> None:
         rollout_values(game, 1, policy=policy)
     with pytest.raises(ValueError, match="players"):
         BasePolicy(1)
+
+
+def test_labelling_runs_numpys_blas_on_one_thread() -> None:
+    from threadpoolctl import threadpool_info
+
+    from shelfie_env.arena.rollouts import one_blas_thread
+
+    def blas_threads() -> list[int]:
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    with one_blas_thread():
+        assert blas_threads() and set(blas_threads()) == {1}
+    assert blas_threads() == before

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.positions import load_positions
+from shelfie_env.arena.rollouts import one_blas_thread
 from shelfie_env.bots import Bot, act_on_game
 from shelfie_env.game.engine import Game
 
@@ -159,7 +160,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args._parser
     try:
-        result = error_rates(args.bot, args.players, args.part, args.positions)
+        with one_blas_thread():
+            result = error_rates(args.bot, args.players, args.part, args.positions)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     print(format_report(result))

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.deals import DEAL_SETS, deal_start
-from shelfie_env.arena.rollouts import BasePolicy, rollout_values
+from shelfie_env.arena.rollouts import BasePolicy, one_blas_thread, rollout_values
 from shelfie_env.bots import act_on_game
 from shelfie_env.game.dice import DiceTape
 from shelfie_env.game.engine import PHASES, Game
@@ -214,7 +214,7 @@ def label_file(
     p.parent.mkdir(parents=True, exist_ok=True)
     policy = BasePolicy(players, settings["policy"])
     made, t0 = 0, time.time()
-    with open(p, "a", encoding="utf-8") as fh:
+    with open(p, "a", encoding="utf-8") as fh, one_blas_thread():
         for rec in draw_positions(players, part, count):
             if rec["id"] in done:
                 continue

@@ -30,7 +30,8 @@ batched pass over the dice tables.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,20 @@ def rank_reward(scores: Sequence[int], seat: int) -> float:
         raise ValueError("the rank reward needs 2-4 players")
     return (sum(s < own for s in rivals) - sum(s > own for s in rivals)) / len(rivals)
 
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's BLAS on one thread for the block (when ``threadpoolctl`` is installed: the ``train``
+    extra). The dice-table products of a turn are small; a multi-threaded BLAS sharing busy cores
+    with other processes spins and makes labelling several times slower."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(1, user_api="blas"):
+        yield
 
 @dataclass
 class Turn:
