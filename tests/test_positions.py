@@ -75,3 +75,24 @@ def test_bad_files_and_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["info", str(tmp_path / "none.jsonl")])
     assert "no positions file" in capsys.readouterr().err
+
+
+def test_the_shipped_set_is_whole_and_every_label_matches_its_position() -> None:
+    records = load_positions()  # the file shipped with the package
+    assert len({r["id"] for r in records}) == len(records)
+    count = {(p, part): 0 for p in (2, 3, 4) for part in ("test", "selection")}
+    for r in records:
+        count[(r["players"], r["part"])] += 1
+        game = Game.from_dict(r["state"])
+        assert game.num_players == r["players"]
+        assert r["phase"] == game.phase_name
+        label = r["label"]
+        assert sorted(label["actions"]) == sorted(game.legal_actions()), r["id"]
+        n = len(label["actions"])
+        for key in ("value", "se", "raw", "raw_se", "gap_se", "rollouts_per_action"):
+            assert len(label[key]) == n, (r["id"], key)
+        assert min(label["se"]) >= 0 and min(label["rollouts_per_action"]) >= label["rollouts"]
+    assert count[(2, "test")] + count[(2, "selection")] >= 2000
+    assert count[(2, "test")] >= 1500 and count[(2, "selection")] >= 500
+    assert count[(3, "test")] >= 500 and count[(4, "test")] >= 500
+    assert count[(3, "selection")] >= 100 and count[(4, "selection")] >= 100
