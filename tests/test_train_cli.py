@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import shelfie_env
 from shelfie_env import bots
 from shelfie_env.cli import build_parser, main
 from shelfie_env.rllib.train import RLlibConfig
@@ -62,9 +63,16 @@ def test_every_preset_names_its_algorithm_and_shelfie_train_lists_them_all():
             learner.config(**data)  # every field fits its config
 
 
-def test_the_flat_ppo_preset_is_two_players_on_features_for_ten_million_decisions():
+def test_the_flat_ppo_preset_is_the_shipped_models_first_ten_million_decisions():
     data = read_config("ppo_flat_2p")
-    assert data == {"algo": "ppo_flat", "players": 2, "obs": "features", "total_steps": 10_000_000}
+    assert data == {
+        "algo": "ppo_flat", "players": 2, "obs": "features", "reroll": "keep", "stop_bias": 2.8,
+        "score_reward": 0.02, "seed": 1, "eval_every": 1_000_000, "eval_games": 200, "total_steps": 10_000_000,
+    }
+    card = json.loads((Path(shelfie_env.__file__).parent / "models" / "ppo_flat_2p.json").read_text())
+    for key, value in data.items():
+        if key not in ("algo", "total_steps"):
+            assert card["config"][key] == value, key
 
 
 def test_train_td_refuses_a_preset_of_another_algorithm_by_name(capsys):
