@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import shelfie_env
 from shelfie_env import bots
+from shelfie_env.bots.learned.card import load_card, models_dir
 from shelfie_env.cli import build_parser, main
 from shelfie_env.rllib.train import RLlibConfig
 from shelfie_env.train.cli import LEARNERS, choose_algo
@@ -69,7 +69,7 @@ def test_the_flat_ppo_preset_is_the_shipped_models_first_ten_million_decisions()
         "algo": "ppo_flat", "players": 2, "obs": "features", "reroll": "keep", "stop_bias": 2.8,
         "score_reward": 0.02, "seed": 1, "eval_every": 1_000_000, "eval_games": 200, "total_steps": 10_000_000,
     }
-    card = json.loads((Path(shelfie_env.__file__).parent / "models" / "ppo_flat_2p.json").read_text())
+    card = load_card(models_dir() / "ppo_flat_2p.npz")
     for key, value in data.items():
         if key not in ("algo", "total_steps"):
             assert card["config"][key] == value, key
