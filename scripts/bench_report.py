@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from shelfie_env.benchmark.report import build_parser, main
+from shelfie_env.arena.aggregate import build_parser, main
 
 __all__ = ["build_parser", "main"]
 

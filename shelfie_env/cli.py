@@ -1,8 +1,9 @@
 """The ``shelfie`` console command.
 
 ``shelfie play`` (:mod:`shelfie_env.play.terminal`) and ``shelfie replay``
-(:mod:`shelfie_env.play.replay`) need only the core package. ``serve``,
-``eval``/``arena`` and ``train`` live in their own modules (each with
+(:mod:`shelfie_env.play.replay`) need only the core package. The other
+subcommands (:data:`LAZY_COMMANDS`: ``serve``, ``arena``/``eval``, ``errors``,
+``train``, ``train-td``, ``bench``) live in their own modules (each with
 ``add_arguments(parser)`` and ``run(args) -> int``) and are imported only when
 that subcommand is invoked. A subcommand whose module (or one of its
 dependencies) is not installed still shows in ``--help`` and exits with status
@@ -33,7 +34,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "eval": ("shelfie_env.arena.cli", "another name of `shelfie arena` (the same command)", "train"),
     "errors": (
-        "shelfie_env.arena.errors",
+        "shelfie_env.arena.analysis.error_rates",
         "a bot's error rate: value lost per decision against rollout-labelled positions",
         "train",
     ),

@@ -15,7 +15,7 @@ the item needs). On a turn the player rolls six dice, may reroll any of them
 twice, then circles one to three items (or, when nothing fits, crosses out a
 row). The game ends after the round in which some shelf has two rows with no
 free cell. Full rules: ``docs/rules.md``; observation layout:
-:mod:`shelfie_env.envs.observation`; action ids: :mod:`shelfie_env.game.actions`.
+:mod:`shelfie_env.observation.vector`; action ids: :mod:`shelfie_env.game.actions`.
 
 ## Turns
 

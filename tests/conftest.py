@@ -229,7 +229,7 @@ def spec_state(**overrides: Any) -> dict[str, Any]:
 
 def random_positions(n: int, seed: int, players: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """``n`` observations (mover's seat) and legal masks from random-play games, for policy tests."""
-    from shelfie_env.envs.observation import encode
+    from shelfie_env.observation.vector import encode
 
     rng = np.random.default_rng(seed)
     game, obs, masks = Game.new(players, rng=seed), [], []

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from shelfie_env.batched import BatchedGame
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.actions import CROSS_BASE, END_TURN, circle_action
 from shelfie_env.game.engine import Game
 from shelfie_env.game.errors import IllegalActionError
+from shelfie_env.observation.vector import encode
 
 
 class ScriptedDice:

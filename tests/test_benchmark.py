@@ -13,8 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shelfie_env.benchmark import cli, protocol, report
-from shelfie_env.benchmark import results as results_file
+from shelfie_env.arena import aggregate as report
+from shelfie_env.arena import results_file
+from shelfie_env.arena import rows as row_protocol
+from shelfie_env.benchmark import cli, tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +34,7 @@ def row(learner: str, steps: int, seed: int | None, rate: float, **over) -> dict
         "decisions": steps,
         "train_s": 10.0 if steps else 0.0,
         "mode": "masked" if steps else "bot",
-        "protocol": protocol.PROTOCOL,
+        "protocol": row_protocol.PROTOCOL,
         "eval": {"deals": "test", "first_seed": 30_000_000, "duplicate": True, "luck": "td+planner"},
         "vs_greedy": {
             "games": 20,
@@ -87,17 +89,17 @@ def results(tmp_path):
     [("5000", 5000), ("1_000_000", 1_000_000), ("200k", 200_000), ("1M", 10**6), ("2.5M", 2_500_000)],
 )
 def test_a_budget_reads_plain_and_suffixed_numbers(text, value):
-    assert protocol.budget(text) == value
+    assert tasks.budget(text) == value
 
 
 @pytest.mark.parametrize("text", ["0", "-5", "abc", "1.5", "1G", ""])
 def test_a_bad_budget_is_refused_with_the_forms_it_takes(text):
     with pytest.raises(argparse.ArgumentTypeError):
-        protocol.budget(text)
+        tasks.budget(text)
 
 
 def test_budget_labels():
-    assert [protocol.budget_label(s) for s in (0, 5000, 200_000, 1_000_000, 10**7, 2_500_000, 1234)] == [
+    assert [row_protocol.budget_label(s) for s in (0, 5000, 200_000, 1_000_000, 10**7, 2_500_000, 1234)] == [
         "-",
         "5k",
         "200k",
@@ -132,7 +134,7 @@ def test_bad_bench_options_are_usage_errors_not_tracebacks(argv, message, capsys
 
 def test_the_bench_learners_and_the_report_options():
     assert "ppo_afterstate" in cli.LEARNERS and "ppo_flat" in cli.LEARNERS and "openspiel-mcts" in cli.BOTS
-    args = protocol.parse_args(cli.build_parser(), ["--steps", "1M", "--bots"])
+    args = tasks.parse_args(cli.build_parser(), ["--steps", "1M", "--bots"])
     assert args.steps == 1_000_000 and args.bots == [] and args.seeds == [0, 1, 2]
     assert args.opponents == ["greedy", "planner"] and args.deals == "test"
 
@@ -149,8 +151,8 @@ def test_rows_merge_into_the_results_file_and_keep_older_protocol_rows(results):
         if (r["learner"], r["steps"], r["seed"], r["mode"]) == ("a", 1_000_000, 0, "masked")
     ]
     assert [r["vs_greedy"]["corrected"]["score_rate"] for r in a0] == [0.45]  # replaced, not doubled
-    assert any(r["protocol"] == protocol.PLAIN for r in data["rows"])  # the plain-arena row stays
-    assert protocol.PROTOCOL in data["protocols"] and protocol.PLAIN in data["protocols"]
+    assert any(r["protocol"] == row_protocol.PLAIN for r in data["rows"])  # the plain-arena row stays
+    assert row_protocol.PROTOCOL in data["protocols"] and row_protocol.PLAIN in data["protocols"]
 
 
 @pytest.mark.parametrize(
@@ -365,9 +367,9 @@ def test_the_guide_commands_parse():
     assert len(algos) >= 3 and len(reports) >= 2 and len(mine) >= 1
     for argv in algos:
         args = cli.build_parser().parse_args(argv)
-        protocol.check_args(args._parser, args, argv, train_only=True)
+        tasks.check_args(args._parser, args, argv, train_only=True)
         cli.check_settings(args._parser, args)
     for argv in reports:
         report.build_parser().parse_args(argv)
     for argv in mine:
-        protocol.parse_args(protocol.parser("my_learner.py"), argv)
+        tasks.parse_args(tasks.parser("my_learner.py"), argv)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shelfie_env.benchmark import ablations, cli, protocol, report, results
+from shelfie_env.arena import aggregate as report
+from shelfie_env.arena import results_file as results
+from shelfie_env.benchmark import ablations, cli, tasks
 
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
@@ -67,7 +69,7 @@ def test_a_fixed_rerolls_bot_stops_in_the_reroll_phase(bench):
 def test_training_opponents_and_evaluation_opponents_are_separate_options():
     argv = ["--train-opponents", "random", "--opponents", "greedy", "random", "--eval-games", "0"]
     args = cli.build_parser().parse_args(argv)
-    protocol.check_args(args._parser, args, argv, train_only=True)
+    tasks.check_args(args._parser, args, argv, train_only=True)
     assert args.train_opponents == "random" and args.opponents == ["greedy", "random"]
     assert args.eval_games == 0
     settings = cli.settings_of("maskable_ppo", args)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from shelfie_env.benchmark import train_vec_env
-from shelfie_env.benchmark.protocol import margin_term
+from shelfie_env.benchmark.tasks import margin_term
 
 pytest.importorskip("numba")
 
@@ -99,9 +99,9 @@ def test_a_stopped_maskable_ppo_run_resumes_to_the_same_parameters_bit_for_bit(t
 @pytest.mark.slow
 def test_a_stopped_ppo_flat_run_resumes_to_the_same_parameters_bit_for_bit(tmp_path):
     torch = pytest.importorskip("torch")
+    from shelfie_env.arena.rows import Curve
     from shelfie_env.benchmark.ablations import ABLATION
     from shelfie_env.benchmark.learners import Run, base, train
-    from shelfie_env.benchmark.protocol import Curve
 
     settings = {**ABLATION, **base("ppo_flat")}
     flat = {"num_envs": 32, "num_steps": 16, "minibatch_size": 256}
@@ -123,7 +123,7 @@ def test_a_stopped_ppo_flat_run_resumes_to_the_same_parameters_bit_for_bit(tmp_p
 
 
 def test_a_row_records_its_command_without_where_files_go_or_when_the_run_paused():
-    from shelfie_env.benchmark.protocol import row_command
+    from shelfie_env.arena.rows import row_command
 
     cmd = "shelfie bench --steps 10M --run-dir /x/runs --seeds 1 --out=/x/r.json --stop-after 3M --resume --obs features"
     assert row_command(cmd) == "shelfie bench --steps 10M --seeds 1 --obs features"

@@ -115,7 +115,7 @@ def parser_options(command: str) -> set[str]:
     if command == "shelfie train --backend rllib":
         return rllib_options()
     if command == "shelfie bench report":
-        from shelfie_env.benchmark.report import build_parser as report_parser
+        from shelfie_env.arena.aggregate import build_parser as report_parser
 
         return options(report_parser())
     return options(subparser(command.split()[1]))

@@ -157,7 +157,7 @@ def _keep_ids_of(mask: np.ndarray) -> set[int]:
 
 def test_gym_and_aec_envs_play_keep_ids() -> None:
     reroll = "keep"
-    from shelfie_env.observation.reroll import game_mask
+    from shelfie_env.game.reroll_keep import game_mask
 
     env = gym.make("shelfie/Versus-v0", reroll=reroll, opponents="greedy")
     _, info = env.reset(seed=2)
@@ -204,7 +204,7 @@ def test_a_keep_id_that_rerolls_nothing_is_refused_and_the_game_unchanged() -> N
 
 @pytest.mark.parametrize("vec", ["gym", "sb3"])
 def test_vector_keep_masks_and_steps_match_the_scalar_translation(vec: str) -> None:
-    from shelfie_env.observation.reroll import game_mask, spec_actions
+    from shelfie_env.game.reroll_keep import game_mask, spec_actions
 
     if vec == "gym":
         env = VersusVectorEnv(16, 2, opponents="random", seed=3, reroll="keep")
@@ -231,7 +231,7 @@ def test_vector_keep_masks_and_steps_match_the_scalar_translation(vec: str) -> N
 
 def test_rllib_env_config_reroll() -> None:
     pytest.importorskip("ray")
-    from shelfie_env.observation.reroll import game_mask
+    from shelfie_env.game.reroll_keep import game_mask
     from shelfie_env.rllib.env import ShelfieMultiAgentEnv
 
     env = ShelfieMultiAgentEnv({"reroll": "keep"})

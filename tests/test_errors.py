@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from shelfie_env.arena.errors import error_rates
-from shelfie_env.arena.positions import draw_positions, save_positions
+from shelfie_env.arena.analysis.error_rates import error_rates
+from shelfie_env.arena.analysis.positions import draw_positions, save_positions
 from shelfie_env.cli import main
 from shelfie_env.game.engine import Game
 

@@ -16,8 +16,8 @@ from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.bots.planner import PlannerBot
 from shelfie_env.bots.planner.dice import FINAL_INDEX, counts_of
 from shelfie_env.bots.planner.search import placement_values as planner_v0
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import REROLL, Game
+from shelfie_env.observation.vector import encode
 
 from .conftest import assert_plays_legally, random_positions, tiny_ppo
 

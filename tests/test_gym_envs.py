@@ -13,9 +13,9 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import shelfie_env
 from shelfie_env.envs.gym_envs import LegalDiscrete, SoloEnv, VersusEnv
-from shelfie_env.envs.observation import encode, observation_size
 from shelfie_env.game.actions import CROSS_BASE, NUM_ACTIONS, STOP, circle_action
 from shelfie_env.game.errors import IllegalActionError
+from shelfie_env.observation.vector import encode, observation_size
 
 from .conftest import board, make_state
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from shelfie_env.bots import make
-from shelfie_env.envs.observation import decode, encode
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import decode, encode
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

@@ -15,9 +15,9 @@ from open_spiel.python.algorithms import evaluate_bots
 import shelfie_env.openspiel as so
 from shelfie_env import bots
 from shelfie_env.envs.common import final_rewards
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import encode
 from shelfie_env.openspiel.bots import MCTSBot, SpielBot
 from tests import reference
 from tests.conftest import ScriptedDice, board, make_state

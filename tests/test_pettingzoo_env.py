@@ -11,9 +11,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from shelfie_env import shelfie_v0
-from shelfie_env.envs.observation import encode, observation_size
 from shelfie_env.game.actions import CROSS_BASE, NUM_ACTIONS, STOP, circle_action
 from shelfie_env.game.errors import IllegalActionError, InvalidStateError
+from shelfie_env.observation.vector import encode, observation_size
 
 from .conftest import board, make_state
 
@@ -130,8 +130,8 @@ def test_observation_matches_reference_encoder_for_every_agent() -> None:
 def test_memoised_encoder_keeps_player_counts_apart() -> None:
     # The memo is shared by all envs of a process: the same dice/turn in games of
     # different sizes must still give each its own (correctly sized) vector.
-    from shelfie_env.envs.observation import ObservationEncoder
     from shelfie_env.game.engine import Game
+    from shelfie_env.observation.vector import ObservationEncoder
 
     for n in (1, 2, 3, 4, 3, 2, 1):
         game = Game.from_dict(make_state(num_players=n, boards=[board()] * n, phase="reroll", rolls_left=2,
@@ -144,8 +144,8 @@ def test_memoised_encoder_keeps_player_counts_apart() -> None:
 def test_seat_block_is_the_observers_absolute_seat() -> None:
     # Layout v2: everything is written from the observer's seat except the last
     # block, a one-hot of the observer's own seat (who moves last in a round).
-    from shelfie_env.envs.observation import OBS_VERSION, layout
     from shelfie_env.game.engine import Game
+    from shelfie_env.observation.vector import OBS_VERSION, layout
 
     assert OBS_VERSION == 2
     n = 3

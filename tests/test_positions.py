@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shelfie_env.arena.positions import (
+from shelfie_env.arena.analysis.positions import (
     draw_positions,
     label_file,
     label_position,
@@ -16,7 +16,7 @@ from shelfie_env.arena.positions import (
     precision,
     save_positions,
 )
-from shelfie_env.arena.rollouts import BasePolicy
+from shelfie_env.bots.rollout.rollouts import BasePolicy
 from shelfie_env.game.engine import Game
 
 TINY = {"rollouts": 2, "extra": 2, "focus": 2, "policy": "td"}

@@ -16,7 +16,7 @@ from shelfie_env.cli import main
 from shelfie_env.game.engine import Game
 from shelfie_env.game.render import result_line
 from shelfie_env.play import terminal
-from shelfie_env.play.console import shelfie_command
+from shelfie_env.play.command_line import shelfie_command
 
 
 @pytest.mark.parametrize(

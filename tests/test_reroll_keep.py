@@ -7,7 +7,7 @@ import pytest
 
 from shelfie_env.batched import BatchedGame, random_legal_actions, seed_streams
 from shelfie_env.game.engine import Game
-from shelfie_env.observation.reroll import ALL, check_reroll_mode, from_spec, keep_mask, to_spec
+from shelfie_env.game.reroll_keep import ALL, check_reroll_mode, from_spec, keep_mask, to_spec
 
 
 def _rerolled(spec_id: int, dice: np.ndarray) -> list[int]:

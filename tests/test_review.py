@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 
 from shelfie_env import bots
+from shelfie_env.arena.analysis.review import (
+    BLUNDER,
+    MISTAKE,
+    luck_mark,
+    move_words,
+    review_game,
+    value_function,
+)
 from shelfie_env.arena.luck import LuckTracker, corrected_results
-from shelfie_env.arena.review import BLUNDER, MISTAKE, luck_mark, move_words, review_game, value_function
 from shelfie_env.bots.learned.value import ValueBot
 from shelfie_env.envs.common import final_rewards
 from shelfie_env.game.actions import CIRCLE_BASE, END_TURN

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from shelfie_env import bots
-from shelfie_env.arena.review import review_game
+from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.bots.learned.value import shipped_td_model
 from shelfie_env.cli import main
 from shelfie_env.game.actions import action_name

@@ -89,7 +89,7 @@ def league_run(tmp_path: Path) -> None:
         evals_shown = [line for line in out if line.startswith("[rllib] eval at ")]
         assert evals_shown and "win rate against greedy" in evals_shown[-1] and "{" not in evals_shown[-1]
         assert out[-2].startswith("[rllib] done: ") and f"model {tmp_path / 'out.npz'} " in out[-2]
-        from shelfie_env.train.console import program
+        from shelfie_env.train.messages import program
 
         assert out[-1] == f"play it: {program()} play --bot ppo:path={tmp_path / 'out.npz'}"
         league = json.loads((run / "league.json").read_text())

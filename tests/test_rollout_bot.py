@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from shelfie_env.arena.rollout_bot import RolloutBot
 from shelfie_env.bots import act_on_game, available, make
+from shelfie_env.bots.rollout.bot import RolloutBot
 from shelfie_env.bots.spec import build_bot, parse_spec
 from shelfie_env.game.dice import DiceTape
 from shelfie_env.game.engine import Game

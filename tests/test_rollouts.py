@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shelfie_env.arena.rollouts import BasePolicy, rank_reward, rollout_values, simulate
 from shelfie_env.bots import act_on_game, make
 from shelfie_env.bots.learned.value import load_value_bot, shipped_td_model
 from shelfie_env.bots.planner.dice import KEEP_INDEX, TRANSITION
+from shelfie_env.bots.rollout.rollouts import BasePolicy, rank_reward, rollout_values, simulate
 from shelfie_env.game.dice import DiceTape
 from shelfie_env.game.engine import CIRCLE, REROLL, Game
 
@@ -128,7 +128,7 @@ def test_bad_input(policy: BasePolicy) -> None:
 def test_labelling_runs_numpys_blas_on_one_thread() -> None:
     from threadpoolctl import threadpool_info
 
-    from shelfie_env.arena.rollouts import one_blas_thread
+    from shelfie_env.bots.rollout.rollouts import one_blas_thread
 
     def blas_threads() -> list[int]:
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]

@@ -221,7 +221,7 @@ def test_train_td_prints_a_header_and_ends_with_the_model_and_the_command_that_p
 
 
 def test_a_solo_model_is_scored_by_the_arena():
-    from shelfie_env.train.console import play_command
+    from shelfie_env.train.messages import play_command
 
     line = play_command("ppo", Path("runs/s/best.zip"), 1)
     assert line == "shelfie arena ppo:path=runs/s/best.zip --players 1 --games 200"
@@ -232,7 +232,7 @@ def test_a_solo_model_is_scored_by_the_arena():
 
 
 def test_a_printed_command_names_the_program_as_it_runs_from_here(monkeypatch, tmp_path):
-    from shelfie_env.train.console import play_command, program, resume_command
+    from shelfie_env.train.messages import play_command, program, resume_command
 
     script = Path(sys.executable).with_name("shelfie")
     assert script.is_file()
@@ -520,7 +520,7 @@ def test_a_file_of_one_learners_fields_names_that_learner_in_the_first_line(tmp_
 
     handed: list = []
     monkeypatch.setattr(maskable, "train_cli", lambda *args: handed.append(args) or 0)
-    monkeypatch.setattr("shelfie_env.train.console.compile_notice", lambda: None)
+    monkeypatch.setattr("shelfie_env.train.messages.compile_notice", lambda: None)
     mine = tmp_path / "mine.toml"
     mine.write_text("n_envs = 8\n")
     assert main(["train", "--config", str(mine), "--run-dir", str(tmp_path / "r")]) == 0
@@ -533,7 +533,7 @@ def test_a_file_of_one_learners_fields_names_that_learner_in_the_first_line(tmp_
 
 
 def test_the_first_run_says_it_compiles_the_kernels(tmp_path, capsys, monkeypatch):
-    from shelfie_env.train import console
+    from shelfie_env.train import messages as console
     from shelfie_env.train.ppo_afterstate import ppo
 
     monkeypatch.setattr(ppo, "train_cli", lambda *args: 0)

@@ -343,7 +343,7 @@ def test_a_checkpoint_saved_without_optimiser_state_plays_the_same(tmp_path):
 def test_teacher_cache_name_changes_with_the_teachers_weights(tmp_path):
     """Cached teacher data is keyed on the planner's weights, so new defaults never reuse old data."""
     from shelfie_env.bots import make
-    from shelfie_env.envs.observation import OBS_VERSION
+    from shelfie_env.observation.vector import OBS_VERSION
 
     cfg = TrainConfig(players=2, bc_teacher="planner", policy_head="expect")
     run = tmp_path / "run"

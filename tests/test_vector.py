@@ -8,9 +8,9 @@ from gymnasium.vector import AutoresetMode
 
 from shelfie_env.batched import BatchedGame
 from shelfie_env.envs.common import final_rewards
-from shelfie_env.envs.observation import encode
 from shelfie_env.envs.vector import SoloVectorEnv, VersusVectorEnv
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import encode
 
 
 def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

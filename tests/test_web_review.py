@@ -14,7 +14,7 @@ with warnings.catch_warnings():  # starlette announces a future switch of its te
     warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
-from shelfie_env.arena.review import review_game
+from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.cli import main
 from shelfie_env.play.web.app import create_app
 from shelfie_env.play.web.guard import RateLimiter

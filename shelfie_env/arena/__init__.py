@@ -1,15 +1,18 @@
-"""The evaluation arena: the one protocol every reported win rate comes from (``shelfie arena``).
+"""Evaluation: the one protocol every reported number comes from (``shelfie arena``, ``shelfie errors``, ``shelfie bench``).
 
-:mod:`.protocol` plays the games (seats, common dice, duplicate seatings, decision
-times) and summarises them; :mod:`.deals` names the deal sets; :mod:`.luck` and
-:mod:`.values` measure luck and correct results for it; :mod:`.results` gives
-means with intervals; :mod:`.evaluate` is the one-call evaluation of any agent;
-:mod:`.ratings` rates the field; :mod:`.report` writes Markdown, model-card
-entries and training curves; :mod:`.cli` is the command line. How far from perfect play:
-:mod:`.rollouts` values every action of a position by rollouts, :mod:`.positions` holds the
-labelled positions, :mod:`.errors` gives a bot's error rate against them, and
-:mod:`.rollout_bot` is the ``rollout`` bot built on those rollouts (registered by name in
-:mod:`shelfie_env.bots`, which does not import this room).
+Games and their results: :mod:`.protocol` plays the games (seats, common dice, duplicate
+seatings, decision times) and summarises them; :mod:`.deals` names the deal sets; :mod:`.luck`
+and :mod:`.values` measure luck and correct results for it; :mod:`.results` gives means with
+intervals; :mod:`.evaluate` is the one-call evaluation of any agent; :mod:`.ratings` rates a
+field; :mod:`.report` writes Markdown, model-card entries and training curves; :mod:`.cli` is
+``shelfie arena``.
+
+Rows of a results file (the benchmark's and any agent's): :mod:`.rows` evaluates an agent as one
+row and draws learning curves, :mod:`.results_file` merges rows into a file, :mod:`.aggregate`
+tables them over seeds (``shelfie bench report``).
+
+:mod:`.analysis` measures decisions against rollout-valued positions: error rates
+(``shelfie errors``), the labelled positions, game reviews.
 """
 
 from __future__ import annotations

@@ -20,11 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import games_factor, to_markdown
 from shelfie_env.arena.results import clipped
 from shelfie_env.arena.values import DEFAULT_LUCK
 from shelfie_env.bots import Bot
+from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import encode
 
 
 class FunctionBot:
@@ -36,6 +40,20 @@ class FunctionBot:
 
     def act(self, state: dict[str, Any]) -> int:
         return int(self.fn(state))
+
+
+class ObsBot:
+    """A bot from ``fn(observation, legal_mask) -> action``: the training env's observation and a boolean
+    mask of the legal actions (its ``action_masks()``)."""
+
+    def __init__(self, fn: Callable[[np.ndarray, np.ndarray], int]) -> None:
+        self.fn = fn
+
+    def act_game(self, game: Game) -> int:
+        return int(self.fn(encode(game, game.current), game.legal_mask().astype(bool)))
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
 
 
 @dataclass

@@ -1,12 +1,13 @@
-"""Evaluation arena: ``shelfie eval`` / ``shelfie arena``.
+"""The arena's games: bots played against each other under one protocol, and the summary of their results.
 
-Plays a set of bots against each other with fixed seeds and seat rotation,
-in parallel over the CPU cores, and reports per pairing wins / ties / losses
-with 95% Wilson intervals (overall and by the seat the bot played from) and
-mean score ± sd, plus OpenSkill ratings
-(Plackett-Luce, mu ± sigma) for the whole field. Results go to JSON and
-Markdown; ``--plot RUN_DIR`` draws win rate vs training steps from a run's
-``eval.jsonl``.
+:func:`run_arena` plays a field of bots with fixed deals and seat rotation, in parallel over the
+CPU cores, on common dice (:class:`~shelfie_env.game.dice.DiceTape`), optionally under every
+seating of each deal (duplicate) and with every roll's luck measured (:mod:`.luck`);
+:func:`summarise` reports per pairing wins / ties / losses with 95 % Wilson intervals (overall
+and by seat), mean score ± sd, raw and luck-corrected results with their intervals
+(:mod:`.results`) and OpenSkill ratings of the field (:mod:`.ratings`). ``shelfie arena``
+(:mod:`.cli`) and :func:`~.evaluate.evaluate` call it; the benchmark's rows
+(:mod:`.rows`) and ``shelfie errors`` use the same bots and deals.
 
 Protocol: for each group of ``players`` distinct bots (all pairs for two
 players, every combination for more), game ``i`` (``i = 0..games-1``) is

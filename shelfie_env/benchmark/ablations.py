@@ -19,13 +19,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from shelfie_env.benchmark.protocol import MARGIN_COEF, TRAIN_OPPONENTS, train_env
+from shelfie_env.benchmark.tasks import MARGIN_COEF, TRAIN_OPPONENTS, train_env
 from shelfie_env.bots import act_on_game, make
 from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.actions import STOP
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import encode
 
 TRAIN_MIXES = {"mix": (0.5, 0.5), "random": (1.0, 0.0), "greedy": (0.0, 1.0)}
 """``--train-opponents``: (probability of ``random``, of ``greedy``) per training game."""

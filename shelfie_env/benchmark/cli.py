@@ -2,9 +2,9 @@
 
 ``shelfie bench --steps 1M --seeds 0 1 2 --algos maskable_ppo td`` trains each learner from random weights
 for the budget (:mod:`shelfie_env.benchmark.learners`), rates it with the luck-aware evaluation
-(:func:`~shelfie_env.benchmark.protocol.evaluate_row`) and merges its row into ``--out`` as soon as the
+(:func:`~shelfie_env.arena.rows.evaluate_row`) and merges its row into ``--out`` as soon as the
 run is done; ``--bots`` adds rows of bots without training. ``shelfie bench report FILE`` aggregates a
-results file over seeds (:mod:`shelfie_env.benchmark.report`). ``docs/benchmark.md`` lists every option.
+results file over seeds (:mod:`shelfie_env.arena.aggregate`). ``docs/benchmark.md`` lists every option.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.arena.rows import budget_label, row_command
 from shelfie_env.benchmark.ablations import ABLATION, REROLLS, TRAIN_MIXES
-from shelfie_env.benchmark.protocol import add_arguments as add_protocol_arguments
-from shelfie_env.benchmark.protocol import budget, budget_label, check_args, row_command
+from shelfie_env.benchmark.tasks import add_arguments as add_protocol_arguments
+from shelfie_env.benchmark.tasks import budget, check_args
 
 LEARNERS = ("maskable_ppo", "maskable_ppo_expect", "a2c", "td", "rllib_ppo", "ppo_afterstate", "ppo_flat")
 """Every learner ``--algos`` takes (:data:`shelfie_env.benchmark.learners.LEARNERS`)."""
@@ -41,7 +42,7 @@ def _description() -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The options of ``shelfie bench`` and its ``report`` subcommand (docs/benchmark.md lists them)."""
-    from shelfie_env.benchmark import report
+    from shelfie_env.arena import aggregate as report
 
     parser.description = _description()
     add_protocol_arguments(parser)
@@ -239,10 +240,10 @@ def reference_bot(name: str, simulations: int) -> tuple[str, Any]:
 def model_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
     """``--models``: each ``--save`` export evaluated like a trained learner (a ``--reroll stop|greedy`` model
     plays with the rule its card records), each row merged into ``--out`` when it is done."""
+    from shelfie_env.arena.results_file import add_rows
+    from shelfie_env.arena.rows import evaluate_row
     from shelfie_env.benchmark.ablations import FixedRerollsBot, reroll_rule, reroll_setting, train_opponents
     from shelfie_env.benchmark.learners import base
-    from shelfie_env.benchmark.protocol import evaluate_row
-    from shelfie_env.benchmark.results import add_rows
     from shelfie_env.bots.learned.bot import PPOBot, load_policy
 
     rows = []
@@ -283,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie bench`` (``shelfie bench report`` goes to the report)."""
     parser: argparse.ArgumentParser = args._parser
     if getattr(args, "bench_command", None) == "report":
-        from shelfie_env.benchmark import report
+        from shelfie_env.arena import aggregate as report
 
         return report.run(args)
     check_args(parser, args, getattr(args, "_argv", None) or _argv_after("bench"), train_only=True)
@@ -309,8 +310,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from shelfie_env.benchmark.report import plot_runs, rows_table
-    from shelfie_env.benchmark.results import load_results
+    from shelfie_env.arena.aggregate import plot_runs, rows_table
+    from shelfie_env.arena.results_file import load_results
 
     if not rows:
         return 0
@@ -326,10 +327,10 @@ def train_and_rate(
     args: argparse.Namespace, bots: list[tuple[str, Any]], flat: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The command's rows, each merged into ``args.out`` as soon as it is done."""
+    from shelfie_env.arena.results_file import add_rows
+    from shelfie_env.arena.rows import Curve, evaluate_row
     from shelfie_env.benchmark.ablations import RawChoiceBot, reroll_rule
     from shelfie_env.benchmark.learners import Run, train, train_opponents_of
-    from shelfie_env.benchmark.protocol import Curve, evaluate_row
-    from shelfie_env.benchmark.results import add_rows
 
     rows: list[dict[str, Any]] = model_rows(args) if args.models and args.eval_games else []
     for name, bot in bots if args.eval_games else ():

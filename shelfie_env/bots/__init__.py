@@ -36,7 +36,7 @@ _BUILTIN: dict[str, str] = {
     "openspiel-mcts": "shelfie_env.bots.openspiel_mcts:make_mcts",  # needs the openspiel extra
     "greedy-br": "shelfie_env.bots.bracket.best_response:make_greedy_br",
     "clairvoyant": "shelfie_env.bots.bracket.clairvoyant:make_clairvoyant",
-    "rollout": "shelfie_env.arena.rollout_bot:make_rollout",  # rollouts of the arena room
+    "rollout": "shelfie_env.bots.rollout:make_rollout",
 }
 """The bots that ship, by name -> ``module:factory``, imported on first use."""
 

@@ -31,9 +31,9 @@ from shelfie_env.envs.common import (
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
+from shelfie_env.game.reroll_keep import check_reroll_mode, game_action
 from shelfie_env.game.scoring import ScoreTable, validate_points
 from shelfie_env.observation.features import check_obs_mode, make_encoder
-from shelfie_env.observation.reroll import check_reroll_mode, game_action
 
 
 def env(

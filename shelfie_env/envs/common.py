@@ -15,9 +15,9 @@ from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import DiceTape, check_dice_mode
 from shelfie_env.game.engine import MAX_PLAYERS, OVER, DiceSource, Game
 from shelfie_env.game.errors import IllegalActionError, InvalidStateError
+from shelfie_env.game.reroll_keep import game_mask
 from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
 from shelfie_env.observation.features import check_obs_mode, features_high
-from shelfie_env.observation.reroll import game_mask
 from shelfie_env.observation.vector import SCORE_SCALE, ObservationEncoder, legal_mask, observation_size
 
 DEFAULT_TABLE = ScoreTable(DEFAULT_POINTS)

@@ -1,6 +1,6 @@
 """Single-agent Gymnasium envs: ``shelfie/Solo-v0`` and ``shelfie/Versus-v0``.
 
-Both observe the flat float32 vector of :mod:`shelfie_env.envs.observation` from the
+Both observe the flat float32 vector of :mod:`shelfie_env.observation.vector` from the
 learner's seat, take ``Discrete(120)`` actions (docs/rules.md) and expose the legal
 actions three ways: ``env.action_masks()`` (bool, the method sb3-contrib's
 ``MaskablePPO`` looks for), ``info["action_mask"]`` (int8) and
@@ -57,9 +57,9 @@ from shelfie_env.envs.common import (
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.dice import check_dice_mode
 from shelfie_env.game.engine import OVER, Game
+from shelfie_env.game.reroll_keep import check_reroll_mode, game_action, game_mask
 from shelfie_env.game.scoring import ScoreTable, validate_points
 from shelfie_env.observation.features import check_obs_mode, make_encoder
-from shelfie_env.observation.reroll import check_reroll_mode, game_action, game_mask
 from shelfie_env.observation.vector import legal_mask
 
 _NO_LEGAL: tuple[int, ...] = ()

@@ -36,12 +36,12 @@ seat. ``action_masks()`` returns the
 action 0 as legal (its action is ignored). ``obs="features"`` returns the
 :mod:`~shelfie_env.observation.features` observation (written by the compiled twin,
 equal to the scalar encoder's values); ``reroll="keep"`` reads reroll ids as sets of
-faces kept (:mod:`~shelfie_env.observation.reroll`), masks included.
+faces kept (:mod:`~shelfie_env.game.reroll_keep`), masks included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from shelfie_env.batched import BatchedGame, seed_streams
+from shelfie_env.batched.engine import GAME_STATE_KEYS, require_keys, state_array
 from shelfie_env.bots import Bot, act_on_game, make
 from shelfie_env.bots.greedy.batched import GREEDY, OTHER, RANDOM, BatchedGreedy, play_compiled_bots
 from shelfie_env.bots.greedy.scalar import GreedyBot
@@ -65,8 +66,8 @@ from shelfie_env.envs.common import (
 )
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.errors import IllegalActionError
+from shelfie_env.game.reroll_keep import check_reroll_mode, reroll_mask, spec_actions
 from shelfie_env.observation.features import check_obs_mode
-from shelfie_env.observation.reroll import check_reroll_mode, reroll_mask, spec_actions
 
 
 class BatchedSeats:
@@ -94,7 +95,9 @@ class BatchedSeats:
         self.reroll = check_reroll_mode(reroll)
         self.score_reward = check_score_reward(score_reward)
         if self.score_reward and num_players == 1:
-            raise ValueError("score_reward: a solo game's reward is already its score change; use it with rivals")
+            raise ValueError(
+                "score_reward: a solo game's reward is already its score change; use it with rivals"
+            )
         self.batch = BatchedGame(num_envs, num_players, points, seed)
         self.num_envs = self.batch.num_envs
         self.num_players = n = self.batch.num_players
@@ -225,7 +228,8 @@ class BatchedSeats:
         if bad.size:
             a = int(actions[bad[0]])
             raise IllegalActionError(
-                a, f"in game {bad[0]}: with reroll={self.reroll!r} id {a} rerolls no die here (0 stops rolling)"
+                a,
+                f"in game {bad[0]}: with reroll={self.reroll!r} id {a} rerolls no die here (0 stops rolling)",
             )
         return np.where(reroll, spec_actions(self.reroll, actions, self.batch.dice), actions)
 
@@ -253,6 +257,136 @@ class BatchedSeats:
 
     def learner_scores(self) -> np.ndarray:
         return self.batch.scores[np.arange(self.num_envs), self.learner].copy()
+
+    # ------------------------------------------------------- checkpoints
+    def state(self, encode_bot: Callable[[Any], int] | None = None) -> dict[str, Any]:
+        """Everything random or in flight, as copies: a checkpoint's part of these games.
+
+        The games (:meth:`BatchedGame.state`: ``num_players``, ``S``, ``M``, ``dice``), the
+        opponents' ``bot_rng`` streams, the ``learner`` seats and the ``seat_rng`` state that
+        draws them, ``seat_bots`` (``encode_bot(bot)`` per game and seat: -1 the learner's seat),
+        their compiled ``kinds`` and the episodes' ``ep_return`` / ``ep_length``. By default a
+        bot's code is its index in ``opponents``; opponents that are pools need ``encode_bot``
+        (and :meth:`load_state` the matching ``decode_bot``).
+        """
+        encode = self._encode_bot if encode_bot is None else encode_bot
+        seat_bots = np.array(
+            [[-1 if bot is None else encode(bot) for bot in row] for row in self._seat_bot], dtype=np.int64
+        ).reshape(self.num_envs, self.num_players)
+        return {
+            **self.batch.state(),
+            "bot_rng": self.bot_rng.copy(),
+            "learner": self.learner.copy(),
+            "seat_rng": self._seat_rng.bit_generator.state,
+            "seat_bots": seat_bots,
+            "kinds": self._kinds.copy(),
+            "ep_return": self.ep_return.copy(),
+            "ep_length": self.ep_length.copy(),
+        }
+
+    def load_state(self, state: Mapping[str, Any], decode_bot: Callable[[int], Any] | None = None) -> None:
+        """Put back a :meth:`state` dict (extra keys are ignored); ``decode_bot`` inverts its ``encode_bot``.
+
+        Everything is checked before anything is written: a bad state raises ``ValueError``
+        naming the key at fault (a missing key, another number of games or players, another
+        shape or dtype, a learner seat or bot code that does not fit, the games' own checks of
+        :meth:`BatchedGame.load_state`) and leaves these games as they were.
+        """
+        require_keys(state, SEATS_STATE_KEYS)
+        n, players = self.num_envs, self.num_players
+        bot_rng = state_array(state, "bot_rng", (n,), "a uint64")
+        if bot_rng.dtype != np.uint64:
+            raise ValueError(f"bot_rng: expected uint64 stream states, got {bot_rng.dtype}")
+        learner = _int_array(state, "learner", (n,))
+        if learner.min() < 0 or learner.max() >= players:
+            raise ValueError(f"learner: seats must be 0..{players - 1}")
+        if self.fixed_seat is not None and (learner != self.fixed_seat).any():
+            raise ValueError(f"learner: these games seat the learner in seat {self.fixed_seat}")
+        seat_rng = np.random.Generator(type(self._seat_rng.bit_generator)())
+        try:
+            seat_rng.bit_generator.state = state["seat_rng"]
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ValueError(
+                f"seat_rng: not a {type(seat_rng.bit_generator).__name__} state ({exc})"
+            ) from None
+        codes = _seat_array(state, "seat_bots", n, players)
+        if ((codes < 0) != (np.arange(players)[None, :] == learner[:, None])).any():
+            raise ValueError(
+                "seat_bots: the code -1 (the learner) must be in the learner's seat, and only there"
+            )
+        bots = self._decode_seats(codes, self._decode_bot if decode_bot is None else decode_bot)
+        kinds = _seat_array(state, "kinds", n, players)
+        expected = np.array([[OTHER if b is None else _compiled_kind(b) for b in row] for row in bots])
+        if not np.array_equal(kinds, expected.reshape(n, players)):
+            raise ValueError("kinds: not the compiled kinds of the seat bots")
+        ep_return = state_array(state, "ep_return", (n,), "a float")
+        if not np.issubdtype(ep_return.dtype, np.floating):
+            raise ValueError(f"ep_return: expected floats, got {ep_return.dtype}")
+        ep_length = _int_array(state, "ep_length", (n,))
+        self.batch.load_state(state)  # checks the games, then writes them (or raises, writing nothing)
+        self.bot_rng[:], self.learner[:] = bot_rng, learner
+        self._seat_rng = seat_rng
+        self._seat_bot[:] = bots
+        self._kinds[:] = kinds
+        self.ep_return[:], self.ep_length[:] = ep_return, ep_length
+
+    def _encode_bot(self, bot: Any) -> int:
+        """A seat bot's index in ``opponents`` (``ValueError`` for a bot a pool drew)."""
+        for k, spec in enumerate(self.opponents):
+            if spec is bot and not _is_pool(spec):
+                return k
+        raise ValueError(f"seat_bots: {bot!r} is not one of the opponents (a pool's bot needs encode_bot)")
+
+    def _decode_bot(self, code: int) -> Any:
+        if not 0 <= code < len(self.opponents) or _is_pool(self.opponents[code]):
+            raise ValueError(f"no opponent of code {code} (a pool's bots need decode_bot)")
+        return self.opponents[code]
+
+    def _decode_seats(self, codes: np.ndarray, decode: Callable[[int], Any]) -> np.ndarray:
+        """The ``(N, n)`` object array of seat bots of ``codes`` (-1: the learner, None)."""
+        bots = np.full(codes.shape, None, dtype=object)
+        for (i, seat), code in np.ndenumerate(codes):
+            if code < 0:
+                continue
+            try:
+                bot = decode(int(code))
+            except (IndexError, KeyError, TypeError, ValueError) as exc:
+                raise ValueError(
+                    f"seat_bots: code {code} (game {i}, seat {seat}) names no bot ({exc})"
+                ) from None
+            if bot is None:
+                raise ValueError(f"seat_bots: code {code} (game {i}, seat {seat}) names no bot")
+            bots[i, seat] = bot
+        return bots
+
+
+SEATS_STATE_KEYS = (
+    *GAME_STATE_KEYS,
+    "bot_rng",
+    "learner",
+    "seat_rng",
+    "seat_bots",
+    "kinds",
+    "ep_return",
+    "ep_length",
+)
+"""Keys of :meth:`BatchedSeats.state`."""
+
+
+def _int_array(state: Mapping[str, Any], key: str, shape: tuple[int, ...]) -> np.ndarray:
+    """``state[key]`` as an int64 array of ``shape`` (``ValueError`` naming the key)."""
+    a = state_array(state, key, shape, "an integer")
+    if not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"{key}: expected integers, got {a.dtype}")
+    return a.astype(np.int64)
+
+
+def _seat_array(state: Mapping[str, Any], key: str, games: int, players: int) -> np.ndarray:
+    """``state[key]`` as an ``(games, players)`` int64 array, one column per seat."""
+    a = np.asarray(state[key])
+    if a.ndim == 2 and a.shape[0] == games and a.shape[1] != players:
+        raise ValueError(f"{key}: the state holds games of {a.shape[1]} players, these games {players}")
+    return _int_array(state, key, (games, players))
 
 
 def _is_pool(spec: Any) -> bool:
@@ -405,7 +539,15 @@ class SoloVectorEnv(_ShelfieVectorEnv):
     ) -> None:
         _no_render(render_mode)
         super().__init__(
-            num_envs, 1, autoreset_mode, seat=0, opponents=(), points=points, seed=seed, obs=obs, reroll=reroll
+            num_envs,
+            1,
+            autoreset_mode,
+            seat=0,
+            opponents=(),
+            points=points,
+            seed=seed,
+            obs=obs,
+            reroll=reroll,
         )
 
 

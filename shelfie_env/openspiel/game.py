@@ -358,7 +358,7 @@ _DICE_BLOCKS = ("dice_onehot", "spent", "unspent_counts")
 
 
 class ShelfieObserver:
-    """Our observation vector (``shelfie_env.envs.observation``) for one seat, with its blocks in ``dict``.
+    """Our observation vector (``shelfie_env.observation.vector``) for one seat, with its blocks in ``dict``.
 
     At a first-roll chance node the dice blocks are zero (the dice are in the air);
     at a reroll chance node they show the dice before the reroll.

@@ -20,7 +20,7 @@ from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
 from shelfie_env.game.render import render_text
 from shelfie_env.game.replay_check import ReplayError, check_final, check_move
-from shelfie_env.play.console import fail, use_color
+from shelfie_env.play.command_line import fail, use_color
 from shelfie_env.play.layout import final_report
 from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
 from shelfie_env.play.options import replay_file

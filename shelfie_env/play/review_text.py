@@ -1,4 +1,4 @@
-"""``shelfie replay FILE --review``: a finished game's review (:mod:`shelfie_env.arena.review`) as text.
+"""``shelfie replay FILE --review``: a finished game's review (:mod:`shelfie_env.arena.analysis.review`) as text.
 
 Luck per turn for each player, each player's raw and luck-adjusted result with
 their decisions' total regret, and the three biggest mistakes with the better
@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from shelfie_env.arena.review import review_game
+from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.play.replay_format import Move, positions, seat_names
 
 MARKS = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--", "": ""}

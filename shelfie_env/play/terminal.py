@@ -39,7 +39,7 @@ from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, 
 from shelfie_env.game.errors import IllegalActionError
 from shelfie_env.game.render import player_label
 from shelfie_env.play import options
-from shelfie_env.play.console import fail, shelfie_command, use_color
+from shelfie_env.play.command_line import fail, shelfie_command, use_color
 from shelfie_env.play.labels import bot_label
 from shelfie_env.play.layout import final_report, table_text, terminal_width, wrap, wrap_list
 from shelfie_env.play.narration import Voice, notices

@@ -93,7 +93,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
     try:
         return RLlibConfig(**data)
     except ValueError as exc:
-        from shelfie_env.train.console import name_flags
+        from shelfie_env.train.messages import name_flags
 
         raise ValueError(name_flags(str(exc), flags)) from None
 
@@ -101,7 +101,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie train --backend rllib``."""
     from shelfie_env.rllib.train import RLlibTrainer, describe
-    from shelfie_env.train.console import done_message, interrupted_message
+    from shelfie_env.train.messages import done_message, interrupted_message
 
     export = getattr(args, "export", None)
     cfg = None

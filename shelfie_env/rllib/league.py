@@ -7,7 +7,7 @@ Modules of a league run (``module ids``):
   ``snapshot_every`` iterations the oldest slot takes the learner's current
   weights (at the start all hold the initial network);
 * ``greedy`` and ``random`` - :class:`BotModule`: the built-in bots, playing from
-  the position each observation shows (:func:`~shelfie_env.envs.observation.decode`).
+  the position each observation shows (:func:`~shelfie_env.observation.vector.decode`).
 
 :class:`LeagueSchedule` is the ``policy_mapping_fn``: for every episode it draws
 the learner's seat uniformly, and for each other seat ``random`` with
@@ -26,7 +26,7 @@ import numpy as np
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from shelfie_env.envs.observation import decode
+from shelfie_env.observation.vector import decode
 
 LEARNER = "learner"
 BOTS = ("greedy", "random")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shelfie_env.train import console
+from shelfie_env.train import messages as console
 from shelfie_env.train.config import (
     add_field_flag,
     build_config,

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from shelfie_env.train.console import config_error
+from shelfie_env.train.messages import config_error
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,7 +1,7 @@
 """The benchmark's learners: one small adapter module each, imported only when its learner runs.
 
 Every adapter has ``train(run: Run) -> Trained | None``: train ``run.algo`` from random weights for
-``run.steps`` learner decisions under the protocol (:mod:`shelfie_env.benchmark.protocol`), adding
+``run.steps`` learner decisions under the protocol (:mod:`shelfie_env.benchmark.tasks`), adding
 learning-curve points to ``run.curve``; ``None`` when it stopped early (``run.stop_after``) with its
 checkpoint written. The learners that resume (:data:`RESUMABLE`) write a checkpoint of the whole run into
 ``run.run_dir`` every ``run.checkpoint_every`` decisions and continue from it with ``run.resume``.
@@ -24,8 +24,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from shelfie_env.arena.rows import Curve
 from shelfie_env.benchmark.ablations import ABLATION
-from shelfie_env.benchmark.protocol import TRAIN_OPPONENTS, Curve
+from shelfie_env.benchmark.tasks import TRAIN_OPPONENTS
 
 LEARNERS: dict[str, str] = {
     "maskable_ppo": "sb3",
@@ -52,7 +53,7 @@ BASE: dict[str, dict[str, Any]] = {"ppo_flat": {"obs": "features"}}
 RESUMABLE = ("maskable_ppo", "maskable_ppo_expect", "ppo_flat")
 """Learners that checkpoint the whole run and resume it exactly (``maskable_ppo*`` with ``--reroll ids|keep``)."""
 OWN_OPPONENTS = {"ppo_afterstate": "its recipe's: itself, greedy in 1/5 of the seats"}
-"""Learners trained against other opponents than :data:`~shelfie_env.benchmark.protocol.TRAIN_OPPONENTS`."""
+"""Learners trained against other opponents than :data:`~shelfie_env.benchmark.tasks.TRAIN_OPPONENTS`."""
 
 
 def base(algo: str) -> dict[str, Any]:

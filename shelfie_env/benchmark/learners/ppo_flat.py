@@ -7,7 +7,7 @@ snapshots). The run's settings map to its fields (``net_arch``, ``ent_coef`` for
 coefficients, ``margin_coef``, ``score_reward``, ``reroll`` ``ids``/``keep``, ``obs``, the opponent mix) and
 ``--flat FIELD=VALUE`` sets any other field. Its trainer writes ``latest.pt`` (the whole run) into the run
 folder after every iteration; a resumed run continues exactly from it (``Trainer.resume``). The learning
-curve is the benchmark's (:class:`~shelfie_env.benchmark.protocol.Curve`, kept in ``bench_curve.json``).
+curve is the benchmark's (:class:`~shelfie_env.arena.rows.Curve`, kept in ``bench_curve.json``).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from shelfie_env.benchmark.ablations import (
     variant,
 )
 from shelfie_env.benchmark.learners import Run, Trained
-from shelfie_env.benchmark.protocol import MixPool, load_seats_state, margin_term, seats_state
+from shelfie_env.benchmark.tasks import MixPool, load_seats_state, margin_term, seats_state
 from shelfie_env.bots.learned.bot import PPOBot
 from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.envs.sb3_vec import ShelfieVecEnv

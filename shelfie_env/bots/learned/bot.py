@@ -21,8 +21,8 @@ import numpy as np
 from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, shipped_file, shipped_sizes
 from shelfie_env.bots.learned.policy import NumpyPolicy, read_weights
 from shelfie_env.game.engine import Game
+from shelfie_env.game.reroll_keep import reroll_mask, spec_actions
 from shelfie_env.observation.features import encode_features
-from shelfie_env.observation.reroll import reroll_mask, spec_actions
 from shelfie_env.observation.vector import encode
 
 SHIPPED = {1: "ppo_solo", 2: "ppo_2p"}

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.reroll_keep import REROLL_MODES
 from shelfie_env.observation.features import OBS_MODES, obs_size
-from shelfie_env.observation.reroll import REROLL_MODES
 from shelfie_env.observation.vector import OBS_VERSION
 
 CARD_FORMAT = 1

@@ -1,4 +1,4 @@
-"""``GET /api/games/{id}/review``: the review of a finished game (:mod:`shelfie_env.arena.review`).
+"""``GET /api/games/{id}/review``: the review of a finished game (:mod:`shelfie_env.arena.analysis.review`).
 
 Computed on demand with ``td``'s (or, with ``?value=planner``, the planner's)
 exact search, and kept: a finished game never changes, so each game is reviewed
@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from shelfie_env.arena.review import review_game
+from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.play.replay import seat_names
 from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.service import GameService, WebError

@@ -38,8 +38,8 @@ import numpy as np
 from shelfie_env.bots import act_on_game
 from shelfie_env.bots.planner import best_action
 from shelfie_env.bots.spec import build_bot
-from shelfie_env.envs.observation import encode
 from shelfie_env.game.engine import REROLL, Game
+from shelfie_env.observation.vector import encode
 
 
 def record_games(

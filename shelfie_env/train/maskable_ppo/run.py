@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.bots.learned.card import CheckpointMismatchError
-from shelfie_env.train import console
+from shelfie_env.train import messages as console
 from shelfie_env.train.checkpoint import export_weights, load_model, load_weights, name_model, save_model
-from shelfie_env.train.console import config_flags
 from shelfie_env.train.maskable_ppo.config import TrainConfig
+from shelfie_env.train.messages import config_flags
 
 
 def rollout_size(cfg: TrainConfig) -> int:
@@ -299,7 +299,7 @@ def teacher_cache_path(cfg: TrainConfig, run_dir: Path, teacher: Any, *, valued:
     observation layout.
     """
     from shelfie_env.bots.spec import parse_spec
-    from shelfie_env.envs.observation import OBS_VERSION
+    from shelfie_env.observation.vector import OBS_VERSION
 
     name, settings = parse_spec(cfg.bc_teacher)
     # The planner's full weights (defaults included); for any other bot, the spec's own settings.

@@ -25,8 +25,8 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from shelfie_env.bots import act_on_game, available, make
 from shelfie_env.bots.learned.policy import NumpyPolicy
-from shelfie_env.envs.observation import encode, observation_size
 from shelfie_env.game.engine import Game
+from shelfie_env.observation.vector import encode, observation_size
 
 
 class SnapshotBot:

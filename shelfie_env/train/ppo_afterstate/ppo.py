@@ -469,7 +469,7 @@ class PPOAfterstateTrainer:
 
 def train_command(cfg: PPOAfterstateConfig) -> str:
     """The ``shelfie train`` command line that reproduces ``cfg`` (every field)."""
-    from shelfie_env.train.console import config_flags
+    from shelfie_env.train.messages import config_flags
 
     return f"shelfie train --algo ppo_afterstate {config_flags(dataclasses.asdict(cfg))}"
 
@@ -511,7 +511,7 @@ def _win_rate(rec: dict[str, Any]) -> str:
 
 def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Path, source: Path) -> str:
     """The last lines of a run: steps trained, the model file, its evaluation and the command that plays it."""
-    from shelfie_env.train import console
+    from shelfie_env.train import messages as console
 
     evals = evaluations(run_dir)
     if source.stem == "best" and evals:
@@ -527,7 +527,7 @@ def done_message(cfg: PPOAfterstateConfig, run_dir: Path, steps: int, model: Pat
 
 def interrupted_message(cfg: PPOAfterstateConfig, export: Path | None) -> str:
     """What Ctrl-C prints: where the run stands and the command that continues it."""
-    from shelfie_env.train import console
+    from shelfie_env.train import messages as console
 
     run_dir = Path(cfg.run_dir)
     steps = checkpoint_steps(run_dir)

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from shelfie_env.train import console
+from shelfie_env.train import messages as console
 from shelfie_env.train.ppo_flat.ppo import ALGO, PPOFlatConfig, Trainer
 
 

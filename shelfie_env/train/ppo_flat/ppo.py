@@ -42,8 +42,8 @@ import torch.nn as nn
 
 from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
+from shelfie_env.game.reroll_keep import check_reroll_mode, reroll_mask, spec_actions
 from shelfie_env.observation.features import check_obs_mode, obs_size
-from shelfie_env.observation.reroll import check_reroll_mode, reroll_mask, spec_actions
 
 REROLL_IDS = slice(0, 64)
 ALGO = "ppo_flat"

@@ -470,7 +470,7 @@ def train_cli(
     import sys
 
     from shelfie_env.train.checkpoint import copy_model, name_model
-    from shelfie_env.train.console import done_message, interrupted_message
+    from shelfie_env.train.messages import done_message, interrupted_message
 
     trainer = TDTrainer(cfg)
     source = f" (config {preset})" if preset else ""

@@ -2,9 +2,9 @@
 budget.
 
 ``{"protocols": {id: description}, "rows": [...]}``; a row is one trained run (or one bot) under one
-protocol: :data:`~shelfie_env.benchmark.protocol.PROTOCOL` rows come from
-:func:`~shelfie_env.benchmark.protocol.evaluate_row`, older rows without a ``protocol`` key are
-:data:`~shelfie_env.benchmark.protocol.PLAIN`. :func:`add_rows` merges rows in as each run finishes,
+protocol: :data:`~shelfie_env.arena.rows.PROTOCOL` rows come from
+:func:`~shelfie_env.arena.rows.evaluate_row`, older rows without a ``protocol`` key are
+:data:`~shelfie_env.arena.rows.PLAIN`. :func:`add_rows` merges rows in as each run finishes,
 :func:`load_results` reads the file and names what is wrong with a bad one.
 """
 
@@ -18,8 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from shelfie_env.benchmark.protocol import PLAIN, PROTOCOL, PROTOCOLS
+from shelfie_env.arena.rows import PLAIN, PROTOCOL, PROTOCOLS
 
+DEFAULT_OUT = Path("artifacts/benchmark.json")
+"""Where ``shelfie bench`` writes its rows unless ``--out`` says otherwise."""
 
 class ResultsFileError(ValueError):
     """A results file that is missing, not JSON, or not shaped like the benchmark's."""

@@ -1,4 +1,4 @@
-"""The RL benchmark's protocol: budget, training opponents and reward, evaluation, learning curves.
+"""The benchmark's task: the budget, the options every learner shares, the training env and its reward.
 
 ``shelfie bench`` and your own learners (``docs/examples/my_learner.py``) use the same
 pieces, so their rows compare:
@@ -8,60 +8,28 @@ pieces, so their rows compare:
   ``--workers``, ``--out``);
 * :func:`train_env` (one game at a time, ``shelfie/Versus-v0``) and :func:`train_vec_env` (many games in
   one call, the batched ``VersusVectorEnv``): the learner against ``random`` or ``greedy`` (1/2 each, drawn
-  per game), learner seat random, rank reward plus the score-margin term at game end;
-* :func:`evaluate_row`: the luck-aware evaluation (:func:`shelfie_env.arena.evaluate`:
-  duplicate matches on the ``test`` deals, raw and luck-corrected score rates with
-  95 % intervals) as one results row;
-* :class:`Curve` / :func:`curve_point`: cheap learning-curve points (plain arena games against
-  ``greedy`` on the ``selection`` deals) over learner decisions and training seconds.
+  per game), learner seat random, rank reward plus the score-margin term at game end.
 
-The results file is :mod:`shelfie_env.benchmark.results`, the report :mod:`shelfie_env.benchmark.report`.
+A row's evaluation, its learning curve and the results file are the evaluation room's
+(:mod:`shelfie_env.arena.rows`, :mod:`shelfie_env.arena.results_file`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import re
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from shelfie_env.arena.deals import deal_start
-from shelfie_env.arena.values import DEFAULT_LUCK
-from shelfie_env.envs.observation import encode
-from shelfie_env.game.engine import Game
+from shelfie_env.arena.results_file import DEFAULT_OUT
+from shelfie_env.arena.rows import OPPONENTS
 
-PROTOCOL = "duplicate-luck"
-"""Protocol id of rows evaluated by :func:`evaluate_row`."""
-PLAIN = "plain-arena"
-"""Protocol id of rows evaluated by plain arena games (Wilson win rates); rows without a ``protocol`` key."""
-PROTOCOLS = {
-    PROTOCOL: {
-        "evaluation": "shelfie_env.arena.evaluate: duplicate matches (every deal under both seatings), "
-        "common dice, luck-corrected with td+planner",
-        "deals": "test: dice seeds 30,000,000 + i (or the row's eval.deals)",
-        "metrics": "score rate (wins + half the ties), raw and luck-corrected, 95% normal intervals over deals; "
-        "games factor (raw / corrected variance); win rate with its 95% Wilson interval",
-        "curve": "plain arena games against greedy on the selection deals (dice seeds 10,000,000 + i), "
-        "over learner decisions and training seconds",
-    },
-    PLAIN: {
-        "evaluation": "plain arena games, seats rotated, common dice",
-        "metrics": "win rate with its 95% Wilson interval, mean score",
-    },
-}
 TRAIN_OPPONENTS = "random 1/2, greedy 1/2 per episode"
-OPPONENTS = ("greedy", "planner", "random")
-"""Evaluation opponents a row may have; ``greedy`` is always one (the report ranks on it)."""
-DEFAULT_OUT = Path("artifacts/benchmark.json")
-CURVE_DEALS = "selection"
 MARGIN_COEF = 0.1
 
 _BUDGET = re.compile(r"^(\d+(?:\.\d+)?)([kKmM]?)$")
@@ -79,15 +47,6 @@ def budget(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive whole number of decisions, got {text!r}")
     return int(value)
 
-
-def budget_label(steps: int) -> str:
-    """``1000000`` -> ``1M``, ``200000`` -> ``200k``, ``0`` -> ``-`` (no training)."""
-    if steps <= 0:
-        return "-"
-    for size, unit in ((1_000_000, "M"), (1_000, "k")):
-        if steps >= size and (steps * 10) % size == 0:
-            return f"{steps / size:g}{unit}"
-    return f"{steps:,}"
 
 
 def add_arguments(parser: argparse.ArgumentParser, steps: int = 1_000_000) -> argparse.ArgumentParser:
@@ -286,180 +245,3 @@ def train_vec_env(
     )
     env.pool = pool
     return env
-
-
-class ObsBot:
-    """A bot from ``fn(observation, legal_mask) -> action``: the training env's observation and a boolean
-    mask of the legal actions (its ``action_masks()``)."""
-
-    def __init__(self, fn: Callable[[np.ndarray, np.ndarray], int]) -> None:
-        self.fn = fn
-
-    def act_game(self, game: Game) -> int:
-        return int(self.fn(encode(game, game.current), game.legal_mask().astype(bool)))
-
-    def act(self, state: dict[str, Any]) -> int:
-        return self.act_game(Game.from_dict(state))
-
-
-def _side(rate: dict[str, Any]) -> dict[str, Any]:
-    return {"score_rate": rate["score_rate"], "ci95": rate["score_rate_ci95"], "mean_reward": rate["mean"]}
-
-
-def evaluate_row(
-    bot: Any,
-    args: argparse.Namespace,
-    *,
-    learner: str,
-    seed: int | None,
-    train_s: float,
-    decisions: int | None = None,
-    mode: str = "masked",
-    workers: int | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """One results row: ``bot`` (an object with ``act(state)`` or ``act_game(game)``, or a bot spec) evaluated
-    by :func:`shelfie_env.arena.evaluate` against each of ``args.opponents``, ``args.eval_games`` games each
-    on ``args.deals``, duplicate and luck-corrected. ``args.steps`` is the row's budget (0 and
-    ``seed`` None for bots without training); ``decisions`` the learner decisions actually
-    trained (default: the budget); ``extra`` fields are stored as they are."""
-    from shelfie_env.arena import evaluate
-
-    ev = evaluate(
-        bot,
-        opponents=args.opponents,
-        games=args.eval_games,
-        deals=args.deals,
-        duplicate=True,
-        luck=DEFAULT_LUCK,
-        workers=args.workers if workers is None else workers,
-        name="candidate",
-    )
-    row: dict[str, Any] = {
-        "learner": learner,
-        "seed": seed,
-        "steps": int(args.steps) if seed is not None else 0,
-        "decisions": int(decisions if decisions is not None else args.steps) if seed is not None else 0,
-        "train_s": round(float(train_s), 1),
-        "mode": mode,
-        "protocol": PROTOCOL,
-        "eval": {
-            "deals": str(args.deals),
-            "first_seed": deal_start(args.deals),
-            "duplicate": True,
-            "luck": DEFAULT_LUCK,
-        },
-    }
-    for r, res in zip(ev.rows, ev.results):
-        pair = res["pairings"][0]
-        row[f"vs_{r.opponent}"] = {
-            "games": r.games,
-            "deals": r.units,
-            "raw": _side(r.raw),
-            "corrected": _side(r.corrected) if r.corrected is not None else None,
-            "variance_ratio": r.variance_ratio,
-            **{
-                k: pair[k]
-                for k in ("wins", "ties", "losses", "win_rate", "win_ci95", "mean_score", "sd_score")
-            },
-            "opp_mean_score": pair["opp_mean_score"],
-        }
-    row.update(extra)
-    row.setdefault("command", row_command(getattr(args, "command", None)))
-    return row
-
-
-_WHERE_AND_WHEN = {"--run-dir": 1, "--out": 1, "--save": 1, "--plot": 1, "--stop-after": 1, "--resume": 0}
-"""Options that say where files go or when a run pauses: a row's result does not depend on them."""
-
-
-def row_command(command: str | None) -> str | None:
-    """``command`` as a row records it: without the options of :data:`_WHERE_AND_WHEN`, so the row
-    names no folder of one machine and a resumed run records the command of the run it continues."""
-    if command is None:
-        return None
-    words, kept = command.split(), []
-    i = 0
-    while i < len(words):
-        name = words[i].split("=", 1)[0]
-        if name in _WHERE_AND_WHEN:
-            i += 1 + (_WHERE_AND_WHEN[name] if "=" not in words[i] else 0)
-            continue
-        kept.append(words[i])
-        i += 1
-    return " ".join(kept)
-
-
-def curve_point(bot: Any, games: int, decisions: int, train_s: float) -> dict[str, Any]:
-    """A learning-curve point: ``games`` plain arena games against ``greedy`` on the ``selection`` deals
-    (seats rotated, no duplicate, no luck correction: cheap enough to run while training)."""
-    from shelfie_env.arena import run_arena
-
-    res = run_arena(
-        ["learner", "greedy"], 2, games, workers=1, ratings=False, bots={"learner": bot}, deals=CURVE_DEALS
-    )
-    pair = res["pairings"][0]
-    return {
-        "decisions": int(decisions),
-        "train_s": round(float(train_s), 1),
-        "games": pair["games"],
-        "win_rate": pair["win_rate"],
-        "win_ci95": pair["win_ci95"],
-        "score_rate": pair["score_rate"],
-    }
-
-
-class Curve:
-    """Learning-curve points every ``every`` decisions (:func:`curve_point`), with the training seconds so far
-    (curve games not counted); :meth:`state` / :meth:`load_state` carry it through a checkpoint."""
-
-    def __init__(self, every: int, games: int) -> None:
-        self.every, self.games = every, games
-        self.points: list[dict[str, Any]] = []
-        self.next = every
-        self.eval_s = 0.0
-        self.start = time.time()
-
-    def due(self, decisions: int) -> bool:
-        return self.every > 0 and decisions >= self.next
-
-    def train_s(self) -> float:
-        """Seconds spent training so far (curve evaluations not counted)."""
-        return time.time() - self.start - self.eval_s
-
-    def state(self) -> dict[str, Any]:
-        return {"points": list(self.points), "next": self.next, "train_s": self.train_s()}
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        """Continue a curve saved by :meth:`state`: its points, schedule and training seconds."""
-        self.points, self.next = list(state["points"]), int(state["next"])
-        self.eval_s, self.start = 0.0, time.time() - float(state["train_s"])
-
-    def add(self, decisions: int, bot: Any, final: bool = False) -> None:
-        if not final:
-            while self.next <= decisions:
-                self.next += self.every
-        elif self.points and self.points[-1]["decisions"] == decisions:
-            return
-        if self.games <= 0 or (final and self.every <= 0):
-            return
-        t0 = time.time()
-        with _rng_kept():  # a run with curve points trains exactly as one without
-            point = curve_point(bot, self.games, decisions, self.train_s())
-        self.eval_s += time.time() - t0
-        self.points.append(point)
-        print(json.dumps({"curve": point}), flush=True)
-
-
-@contextmanager
-def _rng_kept() -> Iterator[None]:
-    """The global random states of ``random``, NumPy and torch (if loaded) restored after the block."""
-    torch = sys.modules.get("torch")
-    states = (random.getstate(), np.random.get_state(), torch.get_rng_state() if torch else None)
-    try:
-        yield
-    finally:
-        random.setstate(states[0])
-        np.random.set_state(states[1])
-        if torch is not None:
-            torch.set_rng_state(states[2])

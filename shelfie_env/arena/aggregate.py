@@ -1,6 +1,6 @@
 """The benchmark's tables: ``shelfie bench report`` aggregates a results file across seeds with rliable.
 
-Rows of the luck-aware protocol (:data:`~shelfie_env.benchmark.protocol.PROTOCOL`) on one
+Rows of the luck-aware protocol (:data:`~shelfie_env.arena.rows.PROTOCOL`) on one
 deal set are grouped by learner (and variant) and budget; each group's runs (one per seed) give:
 
 * the interquartile mean (IQM) and the mean of the luck-corrected score rate against
@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.benchmark.protocol import DEFAULT_OUT, PLAIN, PROTOCOL, budget_label
-from shelfie_env.benchmark.results import ResultsFileError, load_results, row_name
+from shelfie_env.arena.results_file import DEFAULT_OUT, ResultsFileError, load_results, row_name
+from shelfie_env.arena.rows import PLAIN, PROTOCOL, budget_label
 
 Group = tuple[str, int]
 """(learner, with its ablation variant if any, budget in learner decisions)."""

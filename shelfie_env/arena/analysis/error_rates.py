@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.arena.positions import load_positions
-from shelfie_env.arena.rollouts import one_blas_thread
+from shelfie_env.arena.analysis.positions import load_positions
 from shelfie_env.bots import Bot, act_on_game
+from shelfie_env.bots.rollout.rollouts import one_blas_thread
 from shelfie_env.game.engine import Game
 
 LARGE = 0.1

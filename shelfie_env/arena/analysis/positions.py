@@ -7,7 +7,7 @@ actions are drawn uniformly from the game, so every phase (reroll, circle, cross
 proportion the games have it.
 
 **Labelling.** Each position's legal actions get their rollout values
-(:func:`~shelfie_env.arena.rollouts.rollout_values`: ``td`` in every seat, common dice, luck
+(:func:`~shelfie_env.bots.rollout.rollouts.rollout_values`: ``td`` in every seat, common dice, luck
 corrected), rollout ``k`` dealt dice tape :func:`rollout_seed` ``+ k``.
 
 **File format.** JSON lines (``.jsonl``, or gzip-compressed ``.jsonl.gz``), one position a line::
@@ -23,9 +23,9 @@ corrected), rollout ``k`` dealt dice tape :func:`rollout_seed` ``+ k``.
 standard error and ``gap_se`` the standard error of its gap to the best action (paired over the
 common dice). The shipped set is :data:`SHIPPED` (docs/errors.md says what it holds)::
 
-    python -m shelfie_env.arena.positions label --players 2 --part test --count 1500 \\
+    python -m shelfie_env.arena.analysis.positions label --players 2 --part test --count 1500 \\
         --out runs/positions/2p_test.jsonl        # resumable: labelled ids are skipped
-    python -m shelfie_env.arena.positions pack runs/positions/*.jsonl --out FILE.jsonl.gz
+    python -m shelfie_env.arena.analysis.positions pack runs/positions/*.jsonl --out FILE.jsonl.gz
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.deals import DEAL_SETS, deal_start
-from shelfie_env.arena.rollouts import BasePolicy, one_blas_thread, rollout_values
 from shelfie_env.bots import act_on_game
+from shelfie_env.bots.rollout.rollouts import BasePolicy, one_blas_thread, rollout_values
 from shelfie_env.game.dice import DiceTape
 from shelfie_env.game.engine import PHASES, Game
 
@@ -255,7 +255,7 @@ def precision(records: Sequence[dict[str, Any]]) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m shelfie_env.arena.positions", description="Draw and label decision positions."
+        prog="python -m shelfie_env.arena.analysis.positions", description="Draw and label decision positions."
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     lab = sub.add_parser("label", help="label positions into a JSON-lines file (resumable)")

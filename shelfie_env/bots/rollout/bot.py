@@ -2,7 +2,7 @@
 
 At each decision the base policy (``td`` by default) ranks the legal actions; its ``width`` best
 are each played out by rollouts of the base policy in every seat, on common dice and corrected
-for luck (:mod:`shelfie_env.arena.rollouts`), in rounds until ``rollouts`` each or ``time``
+for luck (:mod:`shelfie_env.bots.rollout.rollouts`), in rounds until ``rollouts`` each or ``time``
 seconds. The bot plays the action of highest rollout value when it beats the base policy's own
 choice by more than ``z`` standard errors of their paired difference, and the base policy's
 choice otherwise (so noise alone does not move it off a good move).
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.arena.rollouts import BasePolicy, simulate
 from shelfie_env.bots.planner.search import action_values, ranked_actions
+from shelfie_env.bots.rollout.rollouts import BasePolicy, simulate
 from shelfie_env.game.engine import Game
 
 _ROUND = 4
