@@ -225,7 +225,8 @@ def bench_vector(n: int, seconds: float, repeats: int) -> dict[str, Any]:
 
 # ------------------------------------------------------------ 4. MaskablePPO fps
 # MaskablePPO settings measured: SB3's defaults (minibatches of 64, 10 epochs) and the
-# recipe this project trains with (training/config.py: minibatches of 1024, 4 epochs, 256x256).
+# defaults of `shelfie train --algo maskable_ppo` (TrainConfig in shelfie_env/train/maskable_ppo/config.py:
+# minibatches of 1024, 4 epochs, 256x256).
 PPO_CONFIGS: dict[str, dict[str, Any]] = {
     "defaults": {"batch_size": 64},
     "recipe": {"batch_size": 1024, "n_epochs": 4, "policy_kwargs": {"net_arch": [256, 256]}},

@@ -41,34 +41,83 @@ def test_the_two_commands_come_first_and_the_test_one_is_what_ci_runs() -> None:
     assert re.search(r"^play: ", makefile, re.M) and re.search(r"^test: ", makefile, re.M)
 
 
+def _guide_rows() -> dict[tuple[str, str], dict[str, str]]:
+    """The rows of the ``shelfie bench report`` tables of docs/benchmark.md, by (learner, budget)."""
+    text = (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for block in re.split(r"\n(?!\|)", text):
+        rows = _table(block)
+        if rows and rows[0][:2] == ["learner", "budget"] and "games vs greedy" in rows[0]:
+            head, *body = rows
+            for r in body:
+                out[(r[0], r[1])] = dict(zip(head, r))
+    return out
+
+
+def _budget(steps: int) -> str:
+    return f"{steps // 1_000_000}M" if steps % 1_000_000 == 0 else str(steps)
+
+
+def _bench_argv(command: str) -> list[str]:
+    """The arguments of a ``shelfie bench`` command (or of its script name), without ``--out``."""
+    words = command.split()
+    for prefix in (["shelfie", "bench"], [".venv/bin/shelfie", "bench"], ["scripts/bench_algos.py"]):
+        if words[: len(prefix)] == prefix:
+            words = words[len(prefix) :]
+            break
+    else:
+        return []
+    if "--out" in words:
+        i = words.index("--out")
+        del words[i : i + 2]
+    return words
+
+
 def test_one_results_table_and_it_is_the_benchmarks() -> None:
     results = _section(README.read_text(encoding="utf-8"), "Results")
     head, *rows = _table(results)
     assert len(re.findall(r"^\|---", results, re.M)) == 1, "one results table"
-    guide = _section(
-        (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8"), "Results at 1M learner decisions"
-    )
-    bench_head, *bench_rows = _table(guide)
-    by_learner = {r[0]: dict(zip(bench_head, r)) for r in bench_rows}
     columns = {
         "corrected score rate vs `greedy`, IQM of 3 seeds (95 % CI)": "IQM corrected score rate vs greedy (95% CI)",
         "raw vs `greedy`": "raw score rate vs greedy",
         "corrected vs `planner`": "corrected vs planner",
         "train s": "train s",
     }
-    assert head[1:] == list(columns)
-    assert sorted(r[0] for r in rows) == sorted(by_learner)
+    assert head == ["learner", "budget", *columns]
+    # every row is a row of the report tables of docs/benchmark.md ...
+    guide = _guide_rows()
     for row in rows:
-        bench = by_learner[row[0]]
-        assert bench["budget"] == "1M" and bench["seeds"] == "0, 1, 2"
-        for name, cell in zip(head[1:], row[1:]):
-            assert cell == bench[columns[name]], (row[0], name)
-    # its command is the one the rows of the results file record
-    recorded = {
-        r.get("command") for r in json.loads((ROOT / "docs" / "benchmark_results.json").read_text())["rows"]
-    }
-    commands = re.findall(r"^\.venv/bin/python (scripts/bench_algos\.py .*)$", results, re.M)
-    assert commands and set(commands) <= recorded
+        bench = guide[(row[0], row[1])]
+        assert bench["seeds"] == "0, 1, 2", row[:2]
+        for name, cell in zip(head[2:], row[2:]):
+            assert cell == bench[columns[name]], (row[:2], name)
+    # ... and its numbers are the means over the seeds of rows of the results file (IQM of 3 = mean)
+    data = json.loads((ROOT / "docs" / "benchmark_results.json").read_text(encoding="utf-8"))["rows"]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in data:
+        if r.get("protocol") == "duplicate-luck" and r.get("eval", {}).get("deals") == "test":
+            name = r["learner"] + (f" ({r['variant']})" if r.get("variant") else "")
+            groups.setdefault((name, _budget(r["steps"])), []).append(r)
+    for row in rows:
+        runs = groups[(row[0], row[1])]
+        assert sorted(r["seed"] for r in runs) == [0, 1, 2], row[:2]
+
+        def mean(values: list[float]) -> float:
+            return sum(values) / len(values)
+
+        corrected = mean([r["vs_greedy"]["corrected"]["score_rate"] for r in runs])
+        assert row[2].startswith(f"{100 * corrected:.1f}% ("), row[:3]
+        assert row[3] == f"{100 * mean([r['vs_greedy']['raw']['score_rate'] for r in runs]):.1f}%", row[:2]
+        planner = [r["vs_planner"]["corrected"]["score_rate"] for r in runs if "vs_planner" in r]
+        assert row[4] == (f"{100 * mean(planner):.1f}%" if planner else "-"), row[:2]
+        assert row[5] == f"{mean([r['train_s'] for r in runs]):,.0f}", row[:2]
+    # its shelfie bench commands are ones the rows of the results file record (under the command's
+    # name or its script's), and the report command follows
+    recorded = {tuple(_bench_argv(r.get("command") or "")) for r in data} - {()}
+    commands = re.findall(r"^(\.venv/bin/shelfie bench .*)$", results, re.M)
+    runs = [c for c in commands if not c.startswith(".venv/bin/shelfie bench report")]
+    assert runs and all(tuple(_bench_argv(c)) in recorded for c in runs), runs
+    assert ".venv/bin/shelfie bench report docs/benchmark_results.json" in commands
 
 
 def _slug(heading: str) -> str:

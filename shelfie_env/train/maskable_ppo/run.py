@@ -329,7 +329,7 @@ def warm_start(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
 
     teacher = build_bot(cfg.bc_teacher)
     valued = reports_values(teacher)
-    # the expectimax head learns the planner's placement values (training/bc.py)
+    # the expectimax head learns the planner's placement values (shelfie_env/train/maskable_ppo/bc.py)
     sets = cfg.policy_head == "expect" and hasattr(teacher, "set_values_game")
     if cfg.bc_soft_tau > 0 and not valued:
         raise ValueError(
