@@ -16,18 +16,20 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.batched import _kernels as K
-from shelfie_env.game.actions import NUM_ACTIONS, action_name
-from shelfie_env.game.engine import MAX_PLAYERS, PHASES, Game
+from shelfie_env.game.actions import CIRCLE_BASE, NUM_ACTIONS, NUM_DICE, action_name
+from shelfie_env.game.engine import MAX_CIRCLES, MAX_PLAYERS, PHASES, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
-from shelfie_env.game.scoring import DEFAULT_POINTS, ScoreTable
+from shelfie_env.game.scoring import DEFAULT_POINTS, FULL, ScoreTable
 from shelfie_env.game.tables import MULTISETS, REROLL_IDS
 from shelfie_env.observation.features import obs_size
 from shelfie_env.observation.vector import observation_size
 
 
 def _build_tables() -> tuple[np.ndarray, np.ndarray]:
-    code2ms = np.full(6**6, -1, dtype=np.int16)
-    reroll_tab = np.zeros((len(MULTISETS), 64), dtype=np.bool_)
+    """The multiset index of each dice code ``sum(face_j * 6**j)``, and the legal reroll-phase ids
+    (those below ``CIRCLE_BASE``) of each multiset."""
+    code2ms = np.full(6**NUM_DICE, -1, dtype=np.int16)
+    reroll_tab = np.zeros((len(MULTISETS), CIRCLE_BASE), dtype=np.bool_)
     for idx, dice in enumerate(MULTISETS):
         code2ms[sum(f * 6**j for j, f in enumerate(dice))] = idx
         reroll_tab[idx, list(REROLL_IDS[dice])] = True
@@ -351,8 +353,125 @@ class BatchedGame:
         row[K.SCORE : K.SCORE + n] = g.scores()
         K.refresh_masks(self.S[i : i + 1], self.M[i : i + 1], CODE2MS, REROLL_TAB)
 
+    # ------------------------------------------------------- checkpoints
+    def state(self) -> dict[str, Any]:
+        """Copies of everything that decides how the games go on: a checkpoint's part of this batch.
+
+        ``num_players``, ``S``: the ``(N, WIDTH)`` int32 state rows, ``M``: the ``(N, 120)``
+        legal masks, ``dice``: the ``(N,)`` uint64 dice streams. :meth:`load_state` puts them back.
+        """
+        return {
+            "num_players": self.num_players,
+            "S": self.S.copy(),
+            "M": self.M.copy(),
+            "dice": self.rng.copy(),
+        }
+
+    def _checked_state(self, state: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The arrays of a :meth:`state` dict, checked against this batch (changes nothing)."""
+        require_keys(state, GAME_STATE_KEYS)
+        players = state["num_players"]
+        if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+            raise ValueError(f"num_players: expected an integer, got {players!r}")
+        if players != self.num_players:
+            raise ValueError(
+                f"num_players: the state holds games of {players} players, this batch {self.num_players}"
+            )
+        n = self.num_envs
+        S = state_array(state, "S", (n, K.WIDTH), "an integer")
+        if not np.issubdtype(S.dtype, np.integer):
+            raise ValueError(f"S: expected integers, got {S.dtype}")
+        if S.min(initial=0) < np.iinfo(np.int32).min or S.max(initial=0) > np.iinfo(np.int32).max:
+            raise ValueError("S: values out of the int32 range")
+        S = np.ascontiguousarray(S, dtype=np.int32)
+        self._check_rows(S)
+        M = state_array(state, "M", (n, NUM_ACTIONS), "a bool")
+        if M.dtype != np.bool_:
+            raise ValueError(f"M: expected bool masks, got {M.dtype}")
+        dice = state_array(state, "dice", (n,), "a uint64")
+        if dice.dtype != np.uint64:
+            raise ValueError(f"dice: expected uint64 stream states, got {dice.dtype}")
+        masks = np.zeros_like(self.M)
+        K.refresh_masks(S, masks, CODE2MS, REROLL_TAB)
+        if not np.array_equal(masks, M):
+            bad = int(np.flatnonzero((masks != M).any(axis=1))[0])
+            raise ValueError(f"M: the legal masks of game {bad} are not the legal moves of its row in S")
+        return {"S": S, "M": M.copy(), "dice": dice.copy()}
+
+    def _check_rows(self, S: np.ndarray) -> None:
+        """``ValueError`` unless every row of ``S`` is a game of this batch's players and points."""
+        n = self.num_players
+        spans = {
+            "circled shelves": (K.CIRC, n, 0, FULL),
+            "crossed shelves": (K.CROSS, n, 0, FULL),
+            "dice": (K.DICE, NUM_DICE, 0, NUM_DICE - 1),
+            "spent flags": (K.SPENT, NUM_DICE, 0, 1),
+            "face counts": (K.COUNTS, NUM_DICE, 0, NUM_DICE),
+            "player on turn": (K.CUR, 1, 0, n - 1),
+            "phase": (K.PHASE, 1, K.REROLL, K.OVER),
+            "rolls left": (K.ROLLS, 1, 0, ROLLS_PER_TURN),
+            "circles this turn": (K.NCIRC, 1, 0, MAX_CIRCLES),
+            "end flag": (K.END, 1, 0, 1),
+            "round": (K.ROUND, 1, 0, np.iinfo(np.int32).max),
+        }
+        for what, (col, width, low, high) in spans.items():
+            block = S[:, col : col + width]
+            if block.size and (block.min() < low or block.max() > high):
+                raise ValueError(f"S: {what} out of {low}..{high}")
+        for col in (K.CIRC, K.CROSS, K.SCORE):
+            if S[:, col + n : col + MAX_PLAYERS].any():
+                raise ValueError(f"S: columns of seats {n}.. are in use (games of more than {n} players?)")
+        if (S[:, K.COUNTS : K.COUNTS + NUM_DICE].sum(axis=1) > NUM_DICE).any():
+            raise ValueError(f"S: face counts of more than {NUM_DICE} dice")
+        scores = S.copy()
+        K.rescore(scores, n, self.row_score, self.col_score)
+        if not np.array_equal(scores[:, K.SCORE : K.SCORE + n], S[:, K.SCORE : K.SCORE + n]):
+            raise ValueError(
+                "S: scores that are not the circled shelves' scores under this batch's points table"
+            )
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        """Put back a :meth:`state` dict (extra keys are ignored).
+
+        Everything is checked before anything is written: a bad state raises ``ValueError``
+        naming the key at fault (a missing key, another number of games, another shape or
+        dtype, values no game can hold, seat columns beyond ``num_players`` in use, scores
+        of another points table, masks that are not the games' legal moves) and leaves the
+        batch as it was.
+        """
+        checked = self._checked_state(state)
+        self.S[:], self.M[:], self.rng[:] = checked["S"], checked["M"], checked["dice"]
+
     def phase_names(self) -> list[str]:
         return [PHASES[p] for p in self.S[:, K.PHASE]]
 
     def __repr__(self) -> str:
         return f"BatchedGame(num_envs={self.num_envs}, num_players={self.num_players})"
+
+
+GAME_STATE_KEYS = ("num_players", "S", "M", "dice")
+"""Keys of :meth:`BatchedGame.state`."""
+
+
+def require_keys(state: Mapping[str, Any], keys: Sequence[str]) -> None:
+    """``ValueError`` naming the ``keys`` missing from a checkpoint's ``state`` (or saying it is no mapping)."""
+    if not isinstance(state, Mapping):
+        raise ValueError(f"state: expected a mapping of the keys {list(keys)}, got {type(state).__name__}")
+    missing = [k for k in keys if k not in state]
+    if missing:
+        raise ValueError(
+            f"state: missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}"
+        )
+
+
+def state_array(state: Mapping[str, Any], key: str, shape: tuple[int, ...], kind: str) -> np.ndarray:
+    """``state[key]`` as an array of ``shape``, one row per game (else ``ValueError`` naming the key)."""
+    try:
+        a = np.asarray(state[key])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{key}: not an array ({exc})") from None
+    if a.ndim == len(shape) and a.shape[0] != shape[0]:
+        raise ValueError(f"{key}: the state holds {a.shape[0]} games, this batch {shape[0]}")
+    if a.shape != shape:
+        raise ValueError(f"{key}: expected {kind} array of shape {shape}, got shape {a.shape}")
+    return a

@@ -173,32 +173,23 @@ def margin_term(scores: Sequence[int], seat: int, coef: float) -> float:
 
 def seats_state(core: Any, pool: MixPool) -> dict[str, Any]:
     """Everything random or in flight in a :class:`~shelfie_env.envs.vector.BatchedSeats` whose opponents are
-    ``pool``: the games, every random stream, the seats and their bots (a checkpoint's env part)."""
-    return {
-        "S": core.batch.S.copy(),
-        "M": core.batch.M.copy(),
-        "dice": core.batch.rng.copy(),
-        "bot_rng": core.bot_rng.copy(),
-        "learner": core.learner.copy(),
-        "seat_rng": core._seat_rng.bit_generator.state,
-        "seat_bots": np.vectorize(pool.code, otypes=[np.int64])(core._seat_bot),
-        "kinds": core._kinds.copy(),
-        "ep_return": core.ep_return.copy(),
-        "ep_length": core.ep_length.copy(),
-        "pool_rng": pool.rng.bit_generator.state,
-    }
+    ``pool``: :meth:`~shelfie_env.envs.vector.BatchedSeats.state` (seat bots coded by the pool) and the
+    pool's ``pool_rng`` (a checkpoint's env part)."""
+    return {**core.state(pool.code), "pool_rng": pool.rng.bit_generator.state}
 
 
 def load_seats_state(core: Any, pool: MixPool, state: dict[str, Any]) -> None:
-    """Restore :func:`seats_state` into ``core`` and ``pool`` (the same shapes)."""
-    b = core.batch
-    b.S[:], b.M[:], b.rng[:] = state["S"], state["M"], state["dice"]
-    core.bot_rng[:], core.learner[:] = state["bot_rng"], state["learner"]
-    core._seat_rng.bit_generator.state = state["seat_rng"]
-    core._seat_bot[:] = np.vectorize(pool.bot, otypes=[object])(state["seat_bots"])
-    core._kinds[:] = state["kinds"]
-    core.ep_return[:], core.ep_length[:] = state["ep_return"], state["ep_length"]
-    pool.rng.bit_generator.state = state["pool_rng"]
+    """Restore :func:`seats_state` into ``core`` and ``pool``; a bad state raises ``ValueError`` and
+    changes neither."""
+    if not isinstance(state, dict) or "pool_rng" not in state:
+        raise ValueError("state: missing key 'pool_rng'")
+    pool_rng = np.random.Generator(type(pool.rng.bit_generator)())
+    try:
+        pool_rng.bit_generator.state = state["pool_rng"]
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"pool_rng: not a {type(pool_rng.bit_generator).__name__} state ({exc})") from None
+    core.load_state(state, pool.bot)
+    pool.rng.bit_generator.state = pool_rng.bit_generator.state
 
 
 def train_vec_env(

@@ -298,6 +298,8 @@ class BatchedSeats:
         if bot_rng.dtype != np.uint64:
             raise ValueError(f"bot_rng: expected uint64 stream states, got {bot_rng.dtype}")
         learner = _int_array(state, "learner", (n,))
+        codes = _seat_array(state, "seat_bots", n, players)
+        kinds = _seat_array(state, "kinds", n, players)
         if learner.min() < 0 or learner.max() >= players:
             raise ValueError(f"learner: seats must be 0..{players - 1}")
         if self.fixed_seat is not None and (learner != self.fixed_seat).any():
@@ -309,13 +311,12 @@ class BatchedSeats:
             raise ValueError(
                 f"seat_rng: not a {type(seat_rng.bit_generator).__name__} state ({exc})"
             ) from None
-        codes = _seat_array(state, "seat_bots", n, players)
-        if ((codes < 0) != (np.arange(players)[None, :] == learner[:, None])).any():
+        mine = np.arange(players)[None, :] == learner[:, None]
+        if (codes[mine] != -1).any() or (codes[~mine] < 0).any():
             raise ValueError(
                 "seat_bots: the code -1 (the learner) must be in the learner's seat, and only there"
             )
         bots = self._decode_seats(codes, self._decode_bot if decode_bot is None else decode_bot)
-        kinds = _seat_array(state, "kinds", n, players)
         expected = np.array([[OTHER if b is None else _compiled_kind(b) for b in row] for row in bots])
         if not np.array_equal(kinds, expected.reshape(n, players)):
             raise ValueError("kinds: not the compiled kinds of the seat bots")

@@ -43,7 +43,8 @@ from shelfie_env.envs.sb3_vec import ShelfieVecEnv
 
 N_ENVS = 8
 CHECKPOINT = "checkpoint.pkl"
-FORMAT = 1
+FORMAT = 2
+"""Checkpoint format: 2 holds the batched seats' public state (with the table size)."""
 
 
 class BenchVecEnv(ShelfieVecEnv):

@@ -446,25 +446,13 @@ class Trainer:
 
     # ------------------------------------------------------------- checkpoint
     def state(self) -> dict[str, Any]:
-        s = self.seats
         return {
             "config": dataclasses.asdict(self.config),
             "agent": self.agent.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "torch_rng": torch.get_rng_state(),
             "opponents": self.opponents.state(),
-            "games": {
-                "S": s.batch.S.copy(),
-                "M": s.batch.M.copy(),
-                "dice": s.batch.rng.copy(),
-                "bot_rng": s.bot_rng.copy(),
-                "learner": s.learner.copy(),
-                "seat_rng": s._seat_rng.bit_generator.state,
-                "seat_bots": np.vectorize(self.opponents.code, otypes=[np.int64])(s._seat_bot),
-                "kinds": s._kinds.copy(),
-                "ep_return": s.ep_return.copy(),
-                "ep_length": s.ep_length.copy(),
-            },
+            "games": self.seats.state(self.opponents.code),
             "progress": {
                 "global_step": self.global_step,
                 "iteration": self.iteration,
@@ -494,7 +482,10 @@ class Trainer:
         if unknown:
             raise ValueError(f"a resumed run can change only total_steps and run_dir, not {sorted(unknown)}")
         trainer = cls(dataclasses.replace(config, **changes))
-        trainer.load_state(state)
+        try:
+            trainer.load_state(state)
+        except ValueError as exc:
+            raise ValueError(f"{path}: cannot resume this ppo_flat checkpoint ({exc})") from None
         return trainer
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -502,13 +493,7 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.opponents.load_state(state["opponents"], self.agent.actor)
         torch.set_rng_state(state["torch_rng"])
-        s, g = self.seats, state["games"]
-        s.batch.S[:], s.batch.M[:], s.batch.rng[:] = g["S"], g["M"], g["dice"]
-        s.bot_rng[:], s.learner[:] = g["bot_rng"], g["learner"]
-        s._seat_rng.bit_generator.state = g["seat_rng"]
-        s._seat_bot[:] = np.vectorize(self.opponents.bot, otypes=[object])(g["seat_bots"])
-        s._kinds[:] = g["kinds"]
-        s.ep_return[:], s.ep_length[:] = g["ep_return"], g["ep_length"]
+        self.seats.load_state(state["games"], self.opponents.bot)
         p = state["progress"]
         self.global_step, self.iteration, self.train_s = p["global_step"], p["iteration"], p["train_s"]
         self.next_snapshot, self.next_eval = p["next_snapshot"], p["next_eval"]
