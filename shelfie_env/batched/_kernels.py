@@ -21,6 +21,13 @@ try:
 except ImportError as exc:  # the core package works without numba; this subpackage does not
     raise ImportError("the batched engine needs numba: pip install 'shelfie-env[fast]'") from exc
 
+# The rules' constants, plain module-level ints that numba freezes into the compiled kernels.
+# The phase ``CROSS`` of the engine is ``CROSS_PHASE`` here (``CROSS`` is a column of S).
+from shelfie_env.game.actions import CIRCLE_BASE, CROSS_BASE, END_TURN, NUM_ACTIONS
+from shelfie_env.game.engine import CIRCLE, MAX_CIRCLES, OVER, REROLL, ROLLS_PER_TURN
+from shelfie_env.game.engine import CROSS as CROSS_PHASE
+from shelfie_env.game.scoring import FULL
+
 # ---- column layout of the state array S (int32) ----
 CIRC = 0  # circled mask of player p at CIRC + p (p < 4)
 CROSS = 4  # crossed mask of player p at CROSS + p
@@ -35,13 +42,6 @@ END = 30  # end triggered (0/1)
 SCORE = 31  # score of player p at SCORE + p
 ROUND = 35  # round number (each seat's turn number, the dice tape's turn index)
 WIDTH = 36
-
-REROLL, CIRCLE, CROSS_PHASE, OVER = 0, 1, 2, 3
-FULL = (1 << 25) - 1
-CIRCLE_BASE = 64
-END_TURN = 114
-CROSS_BASE = 115
-NUM_ACTIONS = 120
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -126,7 +126,7 @@ def _fill_mask(S, M, i, code2ms, reroll_tab):
             code += S[i, DICE + j] * mul
             mul *= 6
         ms = code2ms[code]
-        for a in range(64):
+        for a in range(CIRCLE_BASE):  # the reroll-phase ids 0..63
             M[i, a] = reroll_tab[ms, a]
     elif phase == CIRCLE:
         p = S[i, CUR]
@@ -173,7 +173,7 @@ def _start_turn(S, i, rng, faces, use_faces):
         S[i, COUNTS + _face(rng, faces, use_faces, i, j)] += 1
         S[i, SPENT + j] = 0
     _dice_from_counts(S, i)
-    S[i, ROLLS] = 2
+    S[i, ROLLS] = ROLLS_PER_TURN
     S[i, NCIRC] = 0
     S[i, PHASE] = REROLL
 
@@ -260,7 +260,7 @@ def _circle(S, i, a, n, rng, faces, use_faces, row_score, col_score):
             if q != p:
                 S[i, CROSS + q] |= lines & ~S[i, CIRC + q]
     _check_end(S, i, n)
-    if S[i, NCIRC] >= 3 or not _has_circle(S, i, p):
+    if S[i, NCIRC] >= MAX_CIRCLES or not _has_circle(S, i, p):
         _end_turn(S, i, n, rng, faces, use_faces)
 
 
