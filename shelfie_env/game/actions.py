@@ -131,3 +131,11 @@ def action_name(action: int) -> str:
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
     return ACTION_NAMES[action]
+
+
+def action_name_or_id(action: object) -> str:
+    """:func:`action_name` of ``action``, or ``str(action)`` when it is no action id (for messages)."""
+    try:
+        return action_name(action)  # type: ignore[arg-type]
+    except ValueError:
+        return str(action)

@@ -271,7 +271,7 @@ class Game:
         else:
             a = _as_action_id(action)
         if a not in self.legal_actions():
-            raise IllegalActionError(a, self.why_illegal(a), _safe_name(a))
+            raise IllegalActionError(a, self.why_illegal(a), _action_name_or_none(a))
         self._legal = None
         phase = self.phase
         if phase == REROLL:
@@ -543,7 +543,8 @@ def _as_action_id(action: object) -> int:
         raise IllegalActionError(action, "an action must be an integer id 0..119") from None
 
 
-def _safe_name(a: int) -> str | None:
+def _action_name_or_none(a: int) -> str | None:
+    """:func:`action_name` of ``a``, or ``None`` when it is no action id."""
     try:
         return action_name(a)
     except ValueError:

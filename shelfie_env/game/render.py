@@ -124,6 +124,11 @@ def render_shelf(
     return lines
 
 
+def dice_words(dice: Sequence[int]) -> str:
+    """The faces of ``dice`` named in order, e.g. ``"plant game cat joker"``."""
+    return " ".join(FACE_NAMES[d] for d in dice)
+
+
 def render_dice(game: Game, color: bool = False) -> str:
     """The six dice with their 1-based positions; spent dice marked ``used``."""
     parts = []
@@ -188,6 +193,7 @@ def render_text(
 
 __all__ = [
     "FACE_COLORS",
+    "dice_words",
     "player_label",
     "render_dice",
     "render_shelf",

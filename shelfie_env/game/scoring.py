@@ -35,6 +35,11 @@ def validate_points(points: object) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
+def shelf_cells(mask: int) -> list[tuple[int, int]]:
+    """``(row, col)`` of every cell set in a shelf mask, in bit order (bit ``5 * row + col``)."""
+    return [divmod(b, 5) for b in range(25) if mask >> b & 1]
+
+
 def row_bits(mask: int, r: int) -> int:
     """The 5 bits of row ``r`` (bit c = column c)."""
     return mask >> (5 * r) & 31

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shelfie_env.game.actions import CROSS_BASE, END_TURN, SYMBOL_PLURALS, SYMBOLS
 from shelfie_env.game.engine import CIRCLE, CROSS, Game, full_rows
-from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
+from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS, shelf_cells
 
 
 class Voice:
@@ -40,8 +40,9 @@ def cell_name(row: int, col: int) -> str:
     return f"{SYMBOLS[row]} #{col + 1}"
 
 
-def _cells(mask: int) -> list[str]:
-    return [cell_name(*divmod(b, 5)) for b in range(25) if mask >> b & 1]
+def _cell_names(mask: int) -> list[str]:
+    """The cells set in a shelf mask, as the commands name them."""
+    return [cell_name(r, c) for r, c in shelf_cells(mask)]
 
 
 def and_list(items: Sequence[str]) -> str:
@@ -82,7 +83,7 @@ def lockout_notices(before: Game, after: Game, voice: Voice) -> list[str]:
             if q == p or not lost:
                 continue
             taken[q] |= lost
-            names = _cells(lost)
+            names = _cell_names(lost)
             verb = "is" if len(names) == 1 else "are"
             sentence += f" {voice.possessive(q)} {and_list(names)} {verb} crossed out."
         lines.append(sentence)

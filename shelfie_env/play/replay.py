@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from shelfie_env.game.actions import FACE_NAMES, action_kind
+from shelfie_env.game.actions import action_kind
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
-from shelfie_env.game.render import render_text
+from shelfie_env.game.render import dice_words, render_text
 from shelfie_env.game.replay_check import ReplayError, check_final, check_move
 from shelfie_env.play.command_line import fail, use_color
 from shelfie_env.play.layout import final_report
@@ -26,10 +26,6 @@ from shelfie_env.play.narration import Voice, and_list, notices, turn_ended
 from shelfie_env.play.options import replay_file
 from shelfie_env.play.replay_format import Move, ReplayFileError, read_move, read_replay, seat_names
 from shelfie_env.play.turns import describe
-
-
-def _dice_words(dice: Sequence[int]) -> str:
-    return " ".join(FACE_NAMES[d] for d in dice)
 
 
 # --------------------------------------------------------------------------- replay
@@ -147,9 +143,9 @@ def _show(data: dict[str, Any], moves: list[Move], color: bool, every_move: bool
     for j, move in enumerate(moves):
         stored = after[j] if stepwise else None
         if previous is not None and previous.phase == REROLL and previous.rolls_left == ROLLS_PER_TURN:
-            lines.append(f"{names[previous.current]} rolled {_dice_words(previous.dice)}")
+            lines.append(f"{names[previous.current]} rolled {dice_words(previous.dice)}")
         elif previous is None and move.opening is not None and move.seat in range(len(names)):
-            lines.append(f"{names[move.seat]} rolled {_dice_words(move.opening)}")
+            lines.append(f"{names[move.seat]} rolled {dice_words(move.opening)}")
         now = stored
         if previous is not None:
             try:
@@ -204,9 +200,9 @@ def _move_line(move: Move, before: Game | None, after: Game | None, names: Seque
     text = f"{who} {describe(move.action)}" if move.action is not None else f"{who}: {move.name}"
     dice = move.roll if move.roll is not None else (after.dice if after is not None else None)
     if dice is not None and move.action is not None and action_kind(move.action) == "reroll":
-        text += " -> " + _dice_words(dice)
+        text += " -> " + dice_words(dice)
     elif move.rolled is not None:
-        text += f" -> new dice: {_dice_words(move.rolled)}"
+        text += f" -> new dice: {dice_words(move.rolled)}"
     elif move.roll is not None and after is None:
-        text += f" (dice now: {_dice_words(move.roll)})"
+        text += f" (dice now: {dice_words(move.roll)})"
     return text

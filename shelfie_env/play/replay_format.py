@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_name
+from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_name, action_name_or_id
 from shelfie_env.play.json_nesting import nesting_exceeds
 from shelfie_env.play.labels import bot_label
 
@@ -112,7 +112,7 @@ def read_move(entry: Any) -> Move:
     if isinstance(entry, bool):
         return Move(None, None, str(entry))
     if isinstance(entry, int):
-        return Move(None, entry if 0 <= entry < NUM_ACTIONS else None, _safe_name(entry))
+        return Move(None, entry if 0 <= entry < NUM_ACTIONS else None, action_name_or_id(entry))
     if not isinstance(entry, dict):
         return Move(None, None, str(entry))
     seat = entry.get("seat")
@@ -121,7 +121,7 @@ def read_move(entry: Any) -> Move:
         action = None
     name = entry.get("name")
     if not isinstance(name, str):
-        name = _safe_name(action) if action is not None else "?"
+        name = action_name_or_id(action) if action is not None else "?"
     roll = None
     for key in ROLL_KEYS:
         roll = _faces(entry.get(key))
@@ -153,13 +153,6 @@ def _faces(value: Any) -> list[int] | None:
         else:
             return None
     return faces
-
-
-def _safe_name(action: int) -> str:
-    try:
-        return action_name(action)
-    except ValueError:
-        return str(action)
 
 
 def seat_names(data: dict[str, Any], num_players: int) -> list[str]:

@@ -24,7 +24,6 @@ from typing import Any, TextIO
 from shelfie_env.game.actions import (
     CROSS_BASE,
     END_TURN,
-    FACE_NAMES,
     JOKER,
     NUM_DICE,
     STOP,
@@ -37,7 +36,7 @@ from shelfie_env.game.actions import (
 )
 from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
-from shelfie_env.game.render import player_label
+from shelfie_env.game.render import dice_words, player_label
 from shelfie_env.play import options
 from shelfie_env.play.command_line import fail, shelfie_command, use_color
 from shelfie_env.play.labels import bot_label
@@ -371,7 +370,7 @@ class TerminalGame:
         p = g.current
         seat = self.seats[p]
         if g.phase == REROLL and g.rolls_left == ROLLS_PER_TURN:
-            self.say(wrap(f"{self.who(p)} rolled {_dice_words(g.dice)}", self.columns(), "  "))
+            self.say(wrap(f"{self.who(p)} rolled {dice_words(g.dice)}", self.columns(), "  "))
         while not g.over and g.current == p:
             try:
                 action = seat.bot.act_game(g) if hasattr(seat.bot, "act_game") else seat.bot.act(g.to_dict())
@@ -384,7 +383,7 @@ class TerminalGame:
             caused = self.apply(action)
             line = f"{self.who(p)} {describe(action)}"
             if action_kind(action) == "reroll":  # the turn goes on after a reroll
-                line += f" -> {_dice_words(g.dice)}"
+                line += f" -> {dice_words(g.dice)}"
             self.report(line, caused)
 
     def recap(self) -> None:
@@ -472,7 +471,7 @@ class TerminalGame:
             canon = [str(i + 1) for i in range(NUM_DICE) if action >> i & 1]
             if typed and sorted(typed) != canon:
                 line_out += f" (the same move as {','.join(sorted(typed))}: equal dice are interchangeable)"
-            line_out += f" -> {_dice_words(g.dice)}"
+            line_out += f" -> {dice_words(g.dice)}"
         self.report(line_out, caused)
         if not g.over:
             self.show()
@@ -527,10 +526,6 @@ class TerminalGame:
         self.say()
         self.say(final_report(self.game, self.names, self.human, self.columns()))
         return 0
-
-
-def _dice_words(dice: Sequence[int]) -> str:
-    return " ".join(FACE_NAMES[d] for d in dice)
 
 
 def _hint_text(h: Any) -> tuple[str, str]:

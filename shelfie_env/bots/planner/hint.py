@@ -50,7 +50,7 @@ from shelfie_env.game.actions import (
     action_name,
 )
 from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, Game, full_rows
-from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
+from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS, shelf_cells
 
 
 def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = None) -> list[dict[str, Any]]:
@@ -84,15 +84,12 @@ def hint(state: Mapping[str, Any] | Game, k: int = 3, weights: Weights | None = 
     return out
 
 
-def _cells(mask: int) -> list[tuple[int, int]]:
-    return [divmod(b, 5) for b in range(25) if mask >> b & 1]
-
-
 def _cell_name(r: int, c: int) -> str:
     return f"{SYMBOLS[r]} #{c + 1}"
 
 
-def _dice_words(counts: list[int] | tuple[int, ...]) -> str:
+def _dice_count_words(counts: list[int] | tuple[int, ...]) -> str:
+    """Dice given as counts per face, in words: ``"2 plants + 1 joker"`` (``"nothing"`` for none)."""
     parts = []
     for face in (*range(5), JOKER):
         n = counts[face]
@@ -167,7 +164,7 @@ class _Explainer:
         dice = self.game.dice
         if action == STOP:
             choice = int(self._choice[_final_index(dice)])
-            plan = ", ".join(_cell_name(r, c) for r, c in _cells(choice)) if choice else "a cross-out"
+            plan = ", ".join(_cell_name(r, c) for r, c in shelf_cells(choice)) if choice else "a cross-out"
             return f"keeps these dice and plays {plan} ({self._ev(value)})", None, None
         keep = keep_index_of_reroll(dice, action)
         kept = [0] * 6
@@ -190,11 +187,11 @@ class _Explainer:
             )
         target = self._target(kept, cell_p)
         if target < 0:
-            return f"keeps {_dice_words(kept)}, rerolls {rolled} ({self._ev(value)})", None, None
+            return f"keeps {_dice_count_words(kept)}, rerolls {rolled} ({self._ev(value)})", None, None
         name = _cell_name(*divmod(target, 5))
         chance = circle_chance(kept, *divmod(target, 5))
         return (
-            f"keeps {_dice_words(kept)}, rerolls {rolled}, aiming for {name}: "
+            f"keeps {_dice_count_words(kept)}, rerolls {rolled}, aiming for {name}: "
             f"{_percent(chance)} chance to have the dice for it after this roll ({self._ev(value)})",
             name,
             round(chance, 4),
@@ -220,7 +217,7 @@ class _Explainer:
         _, best = best_continuation(ctx, bit, rest, MAX_CIRCLES - g.circles - 1)
         r, c = divmod(bit.bit_length() - 1, 5)
         notes = self._line_notes(ctx.circled, ctx.circled | bit, r, c)
-        extra = [_cell_name(*rc) for rc in _cells(best & ~bit)]
+        extra = [_cell_name(*rc) for rc in shelf_cells(best & ~bit)]
         words = [f"{SYMBOLS[r]} #{c + 1} is worth {g.points[r][c]} points"] if not notes else notes
         if extra:
             words.append("then circle " + " and ".join(extra))
