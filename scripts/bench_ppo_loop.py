@@ -20,6 +20,7 @@ one markdown table (docs/performance.md, "The flat PPO loop"):
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 
 import numpy as np
@@ -52,22 +53,22 @@ def ppo_flat_rates(iterations: int) -> tuple[float, float, int]:
     """(update bound, whole loop) in decisions/s of ppo_flat, and its observation size."""
     from shelfie_env.train.ppo_flat.ppo import PPOFlatConfig, Trainer
 
-    config = PPOFlatConfig(
-        players=2, total_steps=10**9, obs="features", num_envs=NUM_ENVS, num_steps=NUM_STEPS,
-        epochs=EPOCHS, minibatch_size=MINIBATCH, eval_every=0,
-        run_dir="/tmp/bench_ppo_loop",
-    )
-    trainer = Trainer(config)
-    trainer.update(trainer.rollout(), torch.Generator().manual_seed(0))  # warm-up (compilation)
-    batch = trainer.rollout()
-    t0 = time.perf_counter()
-    for k in range(iterations):
-        trainer.update(batch, torch.Generator().manual_seed(k))
-    update_s = (time.perf_counter() - t0) / iterations
-    t0 = time.perf_counter()
-    for k in range(iterations):
-        trainer.update(trainer.rollout(), torch.Generator().manual_seed(k))
-    loop_s = (time.perf_counter() - t0) / iterations
+    with tempfile.TemporaryDirectory(prefix="bench_ppo_loop_") as run_dir:  # a timed run keeps nothing
+        config = PPOFlatConfig(
+            players=2, total_steps=10**9, obs="features", num_envs=NUM_ENVS, num_steps=NUM_STEPS,
+            epochs=EPOCHS, minibatch_size=MINIBATCH, eval_every=0, run_dir=run_dir,
+        )
+        trainer = Trainer(config)
+        trainer.update(trainer.rollout(), torch.Generator().manual_seed(0))  # warm-up (compilation)
+        batch = trainer.rollout()
+        t0 = time.perf_counter()
+        for k in range(iterations):
+            trainer.update(batch, torch.Generator().manual_seed(k))
+        update_s = (time.perf_counter() - t0) / iterations
+        t0 = time.perf_counter()
+        for k in range(iterations):
+            trainer.update(trainer.rollout(), torch.Generator().manual_seed(k))
+        loop_s = (time.perf_counter() - t0) / iterations
     return config.batch_size / update_s, config.batch_size / loop_s, trainer.obs_dim
 
 
