@@ -34,7 +34,7 @@ from shelfie_env.arena.values import PlannerValue, TDValue, make_value
 from shelfie_env.bots.learned.value import LearnedContext
 from shelfie_env.bots.planner.search import action_values, ranked_actions
 from shelfie_env.envs.common import final_rewards
-from shelfie_env.game.actions import FACE_NAMES, action_kind, action_name
+from shelfie_env.game.actions import FACE_NAMES, action_kind, action_name, action_name_or_id
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.replay_check import ReplayError, differences, follow
 
@@ -132,7 +132,7 @@ def _positions(
         try:
             nxt = follow(out[-1], action, want.dice)
         except ReplayError as exc:
-            raise ValueError(f"move {j + 1} ({_safe_name(action)}): {exc}") from None
+            raise ValueError(f"move {j + 1} ({action_name_or_id(action)}): {exc}") from None
         assert nxt is not None  # the dice are known: they are the stored position's
         wrong = differences(nxt, want)
         if wrong:
@@ -142,13 +142,6 @@ def _positions(
             )
         out.append(nxt)
     return out
-
-
-def _safe_name(action: int) -> str:
-    try:
-        return action_name(action)
-    except ValueError:
-        return str(action)
 
 
 def review_game(
