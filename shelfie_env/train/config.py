@@ -30,7 +30,7 @@ else:  # pragma: no cover - Python 3.10
 
 
 PRESETS = Path(__file__).with_name("presets")
-"""The committed recipes (``<name>.toml``, each with its ``algo``); each shipped model's card names its preset."""
+"""The committed recipes (``<name>.toml``, each with its ``algo``); six of the seven shipped models' cards name theirs."""
 
 _UNITS = {"k": 1_000, "m": 1_000_000}
 COUNT_FIELDS = ("total_steps", "snapshot_every", "eval_every", "save_every")
