@@ -21,10 +21,14 @@ with warnings.catch_warnings():  # starlette announces a future switch of its te
 
 from shelfie_env import bots
 from shelfie_env.game.engine import Game
-from shelfie_env.play.web import service as service_module
+from shelfie_env.play.web import moves as moves_module
 from shelfie_env.play.web.app import MAX_BODY, create_app
-from shelfie_env.play.web.service import MAX_NAME, GameService
+from shelfie_env.play.web.botturns import BotTurns
+from shelfie_env.play.web.schemas import MAX_NAME
+from shelfie_env.play.web.seats import BotShelf
+from shelfie_env.play.web.service import GameService
 from shelfie_env.play.web.store import GameStore
+from shelfie_env.play.web.views import Views
 
 HUMAN_VS_RANDOM = {"seats": [{"type": "human", "name": "Ann"}, {"type": "bot", "bot": "random"}]}
 TWO_HUMANS = {"seats": [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}]}
@@ -33,7 +37,7 @@ TWO_HUMANS = {"seats": [{"type": "human", "name": "Ann"}, {"type": "human", "nam
 @pytest.fixture(autouse=True)
 def unpaced_bot_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tables of bots play at full speed here (the server paces them for watchers)."""
-    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.0)
+    monkeypatch.setattr(BotTurns, "bots_only_pace_s", 0.0)
 
 
 @pytest.fixture
@@ -143,7 +147,7 @@ def test_meta_lists_the_registered_bots(client: TestClient) -> None:
     meta = client.get("/api/meta").json()
     assert meta["bots"] == [b for b in bots.available() if not bots.needs_tape(b)]  # no clairvoyant
     assert {"random", "greedy"} <= set(meta["bots"])
-    assert meta["hint"] is (service_module.hint_function() is not None)
+    assert meta["hint"] is (moves_module.hint_function() is not None)
     assert meta["max_players"] == 4 and meta["max_name"] == MAX_NAME and meta["max_body"] == MAX_BODY
     tables = meta["bot_tables"]
     assert tables["greedy"] == [1, 2, 3, 4] and tables["ppo"] == [1, 2]  # the shipped ppo models
@@ -389,7 +393,7 @@ def test_unknown_game_is_404_everywhere(client: TestClient) -> None:
         client.post("/api/games/nope/hint", json={"seat": 0, "token": "t"}),
         client.get("/api/games/" + "x" * 500),
     ):
-        if r.request.url.path.endswith("/hint") and service_module.hint_function() is None:
+        if r.request.url.path.endswith("/hint") and moves_module.hint_function() is None:
             assert r.status_code == 404 and r.json()["error"] == "no_hints"
             continue
         assert r.status_code == 404, r.text
@@ -569,7 +573,7 @@ def test_a_failing_bot_never_plays_a_random_move_and_is_tried_again(
             calls["n"] += 1
             return Game.from_dict(state).legal_actions()[0] if healthy.is_set() else 999
 
-    monkeypatch.setattr(GameService, "bot_retry_s", 0.05)
+    monkeypatch.setattr(BotTurns, "retry_s", 0.05)
     bots.register("flaky-test-bot", Flaky)
     try:
         view = create(client, {"seats": [{"type": "bot", "bot": "flaky-test-bot"}, {"type": "human"}]})
@@ -598,7 +602,7 @@ def test_a_failing_bot_never_plays_a_random_move_and_is_tried_again(
 def test_a_storage_error_during_a_bot_move_does_not_wedge_the_game(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(GameService, "bot_retry_s", 0.05)
+    monkeypatch.setattr(BotTurns, "retry_s", 0.05)
     view = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
     gid, token = view["game_id"], view["tokens"]["0"]
     store = client.app.state.service.store
@@ -617,8 +621,8 @@ def test_a_storage_error_during_a_bot_move_does_not_wedge_the_game(
 
     def watched(self: GameService, game_id: str) -> float | None:
         retry = real_play(self, game_id)
-        with self._sessions_lock:
-            session = self._sessions.get(game_id)
+        with self.sessions.lock:
+            session = self.sessions.live.get(game_id)
         if session is not None and session.bot_error is not None:
             errors.append(session.bot_error)
         return retry
@@ -663,7 +667,7 @@ def test_hint_endpoint_uses_the_hint_module(client: TestClient, monkeypatch: pyt
         legal = Game.from_dict(state).legal_actions()
         return [{"action": a, "name": f"move {a}", "value": 1.5, "reason": "test"} for a in legal[:k]]
 
-    monkeypatch.setattr(service_module, "hint_function", lambda: fake_hint)
+    monkeypatch.setattr(moves_module, "hint_function", lambda: fake_hint)
     view = create(client, TWO_HUMANS)
     gid, tokens = view["game_id"], view["tokens"]
     assert client.get("/api/meta").json()["hint"] is True
@@ -689,7 +693,7 @@ def test_hint_endpoint_uses_the_hint_module(client: TestClient, monkeypatch: pyt
 def test_hint_endpoint_without_the_planner_says_so(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_module, "hint_function", lambda: None)
+    monkeypatch.setattr(moves_module, "hint_function", lambda: None)
     view = create(client, TWO_HUMANS)
     r = client.post(f"/api/games/{view['game_id']}/hint", json={"seat": 0, "token": view["tokens"]["0"]})
     assert r.status_code == 404 and r.json()["error"] == "no_hints"
@@ -700,7 +704,7 @@ def test_real_hint_module_when_present(client: TestClient) -> None:
     import importlib.util
 
     present = importlib.util.find_spec("shelfie_env.bots.planner.hint") is not None
-    assert (service_module.hint_function() is not None) == present
+    assert (moves_module.hint_function() is not None) == present
     assert client.get("/api/meta").json()["hint"] is present
     if not present:
         return
@@ -1111,7 +1115,7 @@ def test_concurrent_moves_for_one_decision_exactly_one_is_accepted(client: TestC
 def test_game_creation_and_hints_are_limited_per_client_address(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_module, "hint_function", lambda: lambda state, k=3: [])
+    monkeypatch.setattr(moves_module, "hint_function", lambda: lambda state, k=3: [])
     app = create_app(db, games_per_minute=3, hints_per_minute=2)
     alice, bob = TestClient(app, client=("10.0.0.1", 1000)), TestClient(app, client=("10.0.0.2", 1000))
     views = [create(alice, TWO_HUMANS) for _ in range(3)]
@@ -1166,7 +1170,7 @@ def test_abandoned_games_expire_and_start_up_reads_only_games_with_a_bot_due(
     service = second.app.state.service
     assert service.wait_for_bots(30)
     assert set(reads) == {due["game_id"]}, "start-up read games that have no bot to move"
-    assert set(service._sessions) <= {due["game_id"]}
+    assert set(service.sessions.live) <= {due["game_id"]}
     deadline = time.monotonic() + 10
     while second.get(f"/api/games/{old[0]}").status_code != 404 and time.monotonic() < deadline:
         time.sleep(0.05)  # the expiry runs in the background at start-up
@@ -1187,7 +1191,7 @@ def test_idle_games_leave_memory_and_come_back_when_asked_for(client: TestClient
     view = act(client, gid, 0, tokens["0"], 0).json()
     service.idle_s = 0.0
     service.housekeeping(None, None)
-    assert gid not in service._sessions
+    assert gid not in service.sessions.live
     service.idle_s = 600.0
     again = act(client, gid, 0, tokens["0"], view["legal"][0]["action"], expect=view["num_moves"])
     assert again.status_code == 200 and again.json()["num_moves"] == view["num_moves"] + 1
@@ -1344,7 +1348,7 @@ def test_a_version_1_database_opens_and_its_games_are_checked_without_the_dice(t
 def test_tables_of_bots_only_are_paced_and_a_persons_table_is_not(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.2)
+    monkeypatch.setattr(BotTurns, "bots_only_pace_s", 0.2)
     t0 = time.monotonic()
     bots_only = create(client, {"seats": [{"type": "bot", "bot": "random"}] * 2})
     person = create(client, {"seats": [{"type": "human"}, {"type": "bot", "bot": "random"}]})
@@ -1505,8 +1509,8 @@ def test_a_game_deleted_while_its_bot_thinks_is_left_alone(
         view = create(client, {"seats": [{"type": "bot", "bot": "slow-expiry-test-bot"}, {"type": "human"}]})
         assert thinking.wait(10)
         service = client.app.state.service
-        with service._sessions_lock:  # the game expires and leaves memory while the bot thinks
-            service._sessions.pop(view["game_id"]).evicted = True
+        with service.sessions.lock:  # the game expires and leaves memory while the bot thinks
+            service.sessions.live.pop(view["game_id"]).evicted = True
         service.store.expire(time.time() + 1, None)
         release.set()
         assert service.wait_for_bots(10)
@@ -1525,18 +1529,18 @@ def test_polls_of_a_game_that_has_not_moved_reuse_its_view(
     view = create(client, TWO_HUMANS)
     gid, tokens = view["game_id"], view["tokens"]
     calls = {"head": 0, "stored": 0}
-    real_head, real_stored = GameService._head, GameService._stored_entries
+    real_head, real_stored = Views.head, Views.stored_entries
 
     def head(*args: Any) -> dict[str, Any]:
         calls["head"] += 1
         return real_head(*args)
 
-    def stored(self: GameService, *args: Any) -> list[dict[str, Any]]:
+    def stored(self: Views, *args: Any) -> list[dict[str, Any]]:
         calls["stored"] += 1
         return real_stored(self, *args)
 
-    monkeypatch.setattr(GameService, "_head", staticmethod(head))
-    monkeypatch.setattr(GameService, "_stored_entries", stored)
+    monkeypatch.setattr(Views, "head", staticmethod(head))
+    monkeypatch.setattr(Views, "stored_entries", stored)
     polls = [client.get(f"/api/games/{gid}?since=0").json() for _ in range(3)]  # no moves yet
     assert calls["head"] == 0 and polls[0] == polls[1] == polls[2] and "tokens" not in polls[0]
     moved = act(client, gid, 0, tokens["0"], 0, expect=0).json()
@@ -1749,7 +1753,7 @@ def test_a_rematch_whose_bot_is_gone_is_a_clear_400_that_costs_no_table(
     old = finished_game(client, HUMAN_VS_RANDOM)
     gid, token = old["game_id"], old["tokens"]["0"]
     with monkeypatch.context() as patch:  # the server now offers another set of bots
-        patch.setattr(GameService, "bot_names", staticmethod(lambda: ["greedy"]))
+        patch.setattr(BotShelf, "offered", staticmethod(lambda: ["greedy"]))
         r = ask_rematch(client, gid, 0, token)
     assert r.status_code == 400 and r.json()["error"] == "unknown_bot" and "'random'" in r.json()["message"]
     assert snapshot(client, gid)["rematch"] is None and client.app.state.store.count_games() == {"over": 1}

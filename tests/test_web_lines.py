@@ -287,7 +287,7 @@ def test_a_live_games_views_equal_the_views_read_from_the_store(players: int) ->
         checked, log_starts = 0, set()
         while not view["over"]:
             assert service.wait_for_bots(30)
-            session = service._session(gid)
+            session = service.sessions.get(gid)
             if session is None:
                 break
             with session.lock:
@@ -297,10 +297,10 @@ def test_a_live_games_views_equal_the_views_read_from_the_store(players: int) ->
                 n = session.num_moves
                 edges = {0, 1, live_start - 1, live_start, live_start + 1, n - FRAMES - 1, n - FRAMES, n - FRAMES + 1}
                 for since in sorted(x for x in edges | {n - 2, n - 1, n, n + 1} if x >= 0):
-                    live = service._view(session, since)
-                    stored = service._view_row(row, since)
+                    live = service.views.live(session, since)
+                    stored = service.views.stored(row, since)
                     assert live == stored, (since, session.num_moves)
-                    assert service._view(session, since) == live  # again, with the older moves kept
+                    assert service.views.live(session, since) == live  # again, with the older moves kept
                     checked += since >= live_start and since < session.num_moves
             view = service.view(gid, view["num_moves"])
             if view["over"] or view["state"]["current_player"] != 0:
@@ -309,7 +309,7 @@ def test_a_live_games_views_equal_the_views_read_from_the_store(players: int) ->
             view = service.act(gid, {"seat": 0, "token": token, "action": action, "expect": view["num_moves"]})
         assert max(log_starts) > 0  # the log kept only the latest moves (earlier ones come from the store)
         final = service.view(gid, 0)  # the game is over: its whole log, then the same from the kept entries
-        assert final["over"] and final["moves"] == service._stored_entries(gid, 0) == service.view(gid, 0)["moves"]
+        assert final["over"] and final["moves"] == service.views.stored_entries(gid, 0) == service.view(gid, 0)["moves"]
         assert len(final["moves"]) == final["num_moves"] and "lines" in final["moves"][-1]
         assert checked > 100  # many answers came from the live log
     finally:

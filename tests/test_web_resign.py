@@ -16,13 +16,14 @@ with warnings.catch_warnings():  # starlette announces a future switch of its te
 
 from shelfie_env.cli import main
 from shelfie_env.play.web.app import create_app
-from shelfie_env.play.web.service import GameService, check_replay
+from shelfie_env.play.web.botturns import BotTurns
+from shelfie_env.play.web.service import check_replay
 from tests.test_web_api import act, create, restart, settle
 
 
 @pytest.fixture(autouse=True)
 def unpaced_bot_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.0)
+    monkeypatch.setattr(BotTurns, "bots_only_pace_s", 0.0)
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ with warnings.catch_warnings():  # starlette announces a future switch of its te
 from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.cli import main
 from shelfie_env.play.web.app import create_app
+from shelfie_env.play.web.botturns import BotTurns
 from shelfie_env.play.web.guard import RateLimiter
-from shelfie_env.play.web.service import GameService
 from tests.test_web_api import create, settle
 
 TD_VS_GREEDY = {"seats": [{"type": "bot", "bot": "td", "name": "Tess"}, {"type": "bot", "bot": "greedy"}]}
@@ -26,7 +26,7 @@ TD_VS_GREEDY = {"seats": [{"type": "bot", "bot": "td", "name": "Tess"}, {"type":
 
 @pytest.fixture(autouse=True)
 def unpaced_bot_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(GameService, "bots_only_pace_s", 0.0)
+    monkeypatch.setattr(BotTurns, "bots_only_pace_s", 0.0)
 
 
 @pytest.fixture

@@ -174,7 +174,8 @@ class BotPool:
     ) -> None:
         """``play(game_id)`` plays a game's due bots (it calls :meth:`compute` for each move);
         ``processes`` > 0 computes the moves of the shipped bots in that many worker processes
-        (started at once, each building the ``preload`` bots); ``move_timeout`` bounds one move there."""
+        (each building the ``preload`` bots); ``move_timeout`` bounds one move there. Queued games
+        are played once :meth:`start` has started the workers; :meth:`compute` works before it."""
         self._play = play
         self._build = build_bot
         self._local = threading.local()
@@ -198,14 +199,27 @@ class BotPool:
         self._templates: dict[tuple[str, int], Any] = {}
         self._games: OrderedDict[tuple[str, int, str, int], Any] = OrderedDict()
         self._games_lock = threading.Lock()
-        self._executors: list[concurrent.futures.ProcessPoolExecutor | None] = []
+        self._executors: list[concurrent.futures.ProcessPoolExecutor | None] = [None] * processes
+        """One executor (of one process) per worker process; None: started on its first move."""
         self._executor_lock = threading.Lock()
-        for _ in range(processes):  # one process each; started now, they build their bots at start-up
-            executor = self._new_executor()
-            executor.submit(os.getpid)
-            self._executors.append(executor)
+        self._workers = workers
+        self._started = False
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Start the worker threads and the worker processes (which build their ``preload`` bots
+        at once); later calls, and calls after :meth:`stop`, do nothing."""
+        with self._cond:
+            if self._started or self._stopped:
+                return
+            self._started = True
+        with self._executor_lock:
+            for index, executor in enumerate(self._executors):
+                if executor is None:
+                    self._executors[index] = executor = self._new_executor()
+                    executor.submit(os.getpid)  # starts its process, which builds its bots
         self._threads = [
-            threading.Thread(target=self._work, name=f"shelfie-bots-{i}", daemon=True) for i in range(workers)
+            threading.Thread(target=self._work, name=f"shelfie-bots-{i}", daemon=True) for i in range(self._workers)
         ]
         for t in self._threads:
             t.start()

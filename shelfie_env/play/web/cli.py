@@ -54,6 +54,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also offer bot SPEC under NAME, e.g. --bot mine=ppo:path=runs/x/export.npz (repeatable)",
     )
     limits = parser.add_argument_group("limits (docs/web.md, Deployment)")
+    _add_connection_limits(limits)
+    _add_table_limits(limits)
+    _add_worker_limits(limits)
+    limits.add_argument(
+        "--forwarded-allow-ips",
+        default="127.0.0.1",
+        metavar="IPS",
+        help="proxies whose X-Forwarded-For gives the client address (default 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="server log level (default info; 'warning' hides the access log)",
+    )
+
+
+def _add_connection_limits(limits: argparse._ArgumentGroup) -> None:
+    """How long a client may take and how many may be served at once."""
     limits.add_argument(
         "--request-timeout",
         type=number(float, positive=True),
@@ -75,6 +94,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"connections or requests at once before new requests get 503 (default {LIMIT_CONCURRENCY})",
     )
+
+
+def _add_table_limits(limits: argparse._ArgumentGroup) -> None:
+    """How many tables and hints a client address may ask for, and how long games are kept."""
     limits.add_argument(
         "--games-per-minute",
         type=number(float, 0),
@@ -103,6 +126,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="D",
         help="delete finished games D days after their last move, 0 = keep (default 0)",
     )
+
+
+def _add_worker_limits(limits: argparse._ArgumentGroup) -> None:
+    """The threads and processes running game logic and bots, and the pace of tables of bots."""
     limits.add_argument(
         "--request-threads",
         type=number(int, 1),
@@ -131,18 +158,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds between moves at a table of bots only (default 0.25)",
     )
-    limits.add_argument(
-        "--forwarded-allow-ips",
-        default="127.0.0.1",
-        metavar="IPS",
-        help="proxies whose X-Forwarded-For gives the client address (default 127.0.0.1)",
-    )
-    parser.add_argument(
-        "--log-level",
-        default="info",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="server log level (default info; 'warning' hides the access log)",
-    )
 
 
 def _terminated(signum: int, frame: FrameType | None) -> None:
@@ -168,52 +183,73 @@ def _run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError:
         print("shelfie serve needs the web extra: pip install 'shelfie-env[web]'", file=sys.stderr)
         return 2
-    from shelfie_env.play.web.app import create_app
-
-    if not 0 <= args.port <= 65535:
-        print(f"--port must be 0..65535, got {args.port}", file=sys.stderr)
+    problem = _check_port(args.port) or _register_bots(args.bot) or _check_limits(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
-    for item in args.bot:
+    try:
+        app = _open_app(args)
+    except (OSError, sqlite3.Error, RuntimeError) as exc:  # unreadable file, not a database, newer schema
+        print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)
+        return 1
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(EXPOSED_WARNING.format(host=args.host), file=sys.stderr, flush=True)
+    _tune_interpreter()
+    server = uvicorn.Server(server_config(app, args))
+    threading.Thread(target=_announce, args=(server, args), daemon=True).start()
+    server.run()
+    return 0
+
+
+def _register_bots(items: list[str]) -> str | None:
+    """Register each ``--bot NAME=SPEC``; what is wrong with the first that cannot be (None: all are)."""
+    for item in items:
         name, eq, spec = item.partition("=")
         if not eq or not spec:
-            print(f"--bot expects NAME=SPEC, e.g. mine=ppo:path=model.npz; got {item!r}", file=sys.stderr)
-            return 2
+            return f"--bot expects NAME=SPEC, e.g. mine=ppo:path=model.npz; got {item!r}"
         try:
             check_name(parse_spec(spec)[0])
             register_spec(name, spec)
         except (ValueError, OSError, KeyError) as exc:
-            print(f"--bot {item}: {exc}", file=sys.stderr)
-            return 2
+            return f"--bot {item}: {exc}"
+    return None
+
+
+def _check_port(port: int) -> str | None:
+    """What is wrong with ``--port`` (None: nothing)."""
+    return None if 0 <= port <= 65535 else f"--port must be 0..65535, got {port}"
+
+
+def _check_limits(args: argparse.Namespace) -> str | None:
+    """What is wrong with the limits given (None: nothing)."""
     for name in ("request_timeout", "keep_alive"):
         if getattr(args, name) <= 0:
-            print(f"--{name.replace('_', '-')} must be > 0", file=sys.stderr)
-            return 2
+            return f"--{name.replace('_', '-')} must be > 0"
     if min(args.limit_concurrency, args.bot_workers, args.request_threads) < 1 or args.bot_processes < 0:
-        print(
-            "--limit-concurrency, --request-threads and --bot-workers must be >= 1, --bot-processes >= 0",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        args.db = args.db or default_db_path()
-        app = create_app(
-            args.db,
-            worker_threads=args.request_threads,
-            bot_workers=args.bot_workers,
-            bot_processes=args.bot_processes,
-            games_per_minute=args.games_per_minute,
-            hints_per_minute=args.hints_per_minute,
-            expire_days=args.expire_days or None,
-            keep_finished_days=args.keep_finished_days or None,
-            bot_table_pace=args.bot_table_pace,
-        )
-    except (OSError, sqlite3.Error, RuntimeError) as exc:  # unreadable file, not a database, newer schema
-        print(f"cannot open the games database {args.db}: {exc}", file=sys.stderr)
-        return 1
-    # Keep idle connections longer than a client's usual keep-alive expiry (5 s in httpx and
-    # browsers' polling cadence), so a reused connection is not closed under a request in flight.
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(EXPOSED_WARNING.format(host=args.host), file=sys.stderr, flush=True)
+        return "--limit-concurrency, --request-threads and --bot-workers must be >= 1, --bot-processes >= 0"
+    return None
+
+
+def _open_app(args: argparse.Namespace) -> Any:
+    """The app on the games database of ``--db`` (the default one when not given)."""
+    from shelfie_env.play.web.app import create_app
+
+    args.db = args.db or default_db_path()
+    return create_app(
+        args.db,
+        worker_threads=args.request_threads,
+        bot_workers=args.bot_workers,
+        bot_processes=args.bot_processes,
+        games_per_minute=args.games_per_minute,
+        hints_per_minute=args.hints_per_minute,
+        expire_days=args.expire_days or None,
+        keep_finished_days=args.keep_finished_days or None,
+        bot_table_pace=args.bot_table_pace,
+    )
+
+
+def _tune_interpreter() -> None:
+    """Settings for a server process: prompt thread switches and a frozen start-up heap."""
     # A thread waiting for the interpreter lock asks for it after 1 ms instead of 5, so a request
     # does not wait out a bot worker's whole time slice each time it needs the lock.
     sys.setswitchinterval(0.001)
@@ -221,29 +257,26 @@ def _run(args: argparse.Namespace) -> int:
     # the collector's full passes keeps those pauses, which every request waits out, short.
     gc.collect()
     gc.freeze()
-    server = uvicorn.Server(server_config(app, args))
 
-    def announce() -> None:
-        # Wait for the socket to be bound, so --port 0 reports the real port.
-        while not server.started and not server.should_exit:
-            threading.Event().wait(0.05)
-        if not server.started:
-            return
-        try:
-            port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
-        except (IndexError, OSError):  # stopped as it started (a signal): no socket to announce
-            return
-        host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
-        if ":" in host:
-            host = f"[{host}]"
-        url = f"http://{host}:{port}/"
-        print(f"Shelfie table at {url}  (games kept in {args.db}; Ctrl-C to stop)", flush=True)
-        if not args.no_browser:
-            webbrowser.open(url)
 
-    threading.Thread(target=announce, daemon=True).start()
-    server.run()
-    return 0
+def _announce(server: Any, args: argparse.Namespace) -> None:
+    """Print the table's address once the socket is bound (so ``--port 0`` reports the real port),
+    and open it in a browser unless ``--no-browser``."""
+    while not server.started and not server.should_exit:
+        threading.Event().wait(0.05)
+    if not server.started:
+        return
+    try:
+        port = server.servers[0].sockets[0].getsockname()[1] if server.servers else args.port
+    except (IndexError, OSError):  # stopped as it started (a signal): no socket to announce
+        return
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+    if ":" in host:
+        host = f"[{host}]"
+    url = f"http://{host}:{port}/"
+    print(f"Shelfie table at {url}  (games kept in {args.db}; Ctrl-C to stop)", flush=True)
+    if not args.no_browser:
+        webbrowser.open(url)
 
 
 def server_config(app: Any, args: argparse.Namespace) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 from shelfie_env.game.actions import CIRCLE_BASE, CIRCLE_LAST, END_TURN, NUM_DICE, REROLL_FIRST, REROLL_LAST
 from shelfie_env.game.engine import ROLLS_PER_TURN, Game
 from shelfie_env.game.scoring import COL_MASKS, ROW_MASKS
-from shelfie_env.play.web.lines import last_round, seat_lines
+from shelfie_env.play.web.lines import last_round, mask_cells, seat_lines
 
 FRAMES = 24
 """How many of the last moves of an answer carry line summaries (for the page's step-by-step display)."""
@@ -25,10 +25,6 @@ FRAMES = 24
 
 def _mask(board: list[list[int]], status: int) -> int:
     return sum(1 << (5 * r + c) for r in range(5) for c in range(5) if board[r][c] == status)
-
-
-def _cells(mask: int) -> list[list[int]]:
-    return [list(divmod(b, 5)) for b in range(25) if mask >> b & 1]
 
 
 def rolled_dice(before: list[int], action: int, after: list[int]) -> tuple[list[int], list[int]]:
@@ -84,8 +80,8 @@ def move_events(before: dict[str, Any] | None, move: dict[str, Any]) -> dict[str
         gained = _mask(b1, 1) & ~_mask(b0, 1)
         lost = _mask(b1, 2) & ~_mask(b0, 2)
         new_circled.append(gained)
-        out["circled"] += [[p, r, c] for r, c in _cells(gained)]
-        out["crossed"] += [[p, r, c] for r, c in _cells(lost)]
+        out["circled"] += [[p, r, c] for r, c in mask_cells(gained)]
+        out["crossed"] += [[p, r, c] for r, c in mask_cells(lost)]
     was = _mask(before["boards"][mover], 1)
     now = was | new_circled[mover]
     for kind, masks in (("row", ROW_MASKS), ("column", COL_MASKS)):
@@ -96,7 +92,7 @@ def move_events(before: dict[str, Any] | None, move: dict[str, Any]) -> dict[str
             for q, (b0, b1) in enumerate(zip(before["boards"], after["boards"])):
                 lost = _mask(b1, 2) & ~_mask(b0, 2) & m
                 if q != mover and lost:
-                    crossed.append({"seat": q, "cells": _cells(lost)})
+                    crossed.append({"seat": q, "cells": mask_cells(lost)})
             out["completed"].append({"by": mover, "kind": kind, "index": i, "crossed": crossed})
     out["end_triggered"] = bool(after.get("end_triggered")) and not before.get("end_triggered")
     return out

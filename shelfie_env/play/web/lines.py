@@ -17,7 +17,7 @@ from shelfie_env.game.scoring import COL_MASKS, MIN_LINE, ROW_MASKS, col_bits, r
 LINE_SIZE = 5
 
 
-def _cells(mask: int) -> list[list[int]]:
+def mask_cells(mask: int) -> list[list[int]]:
     """``[[row, col], ...]`` of the set bits of a shelf mask."""
     return [list(divmod(b, 5)) for b in range(25) if mask >> b & 1]
 
@@ -67,7 +67,7 @@ def line_summary(game: Game, seat: int, kind: str, index: int) -> dict[str, Any]
         step = {
             "goal": "score" if n_circled == MIN_LINE - 1 else "complete",
             "gain": max(value(circled | c) for c in cells) - now,
-            "cells": _cells(free),
+            "cells": mask_cells(free),
         }
     return {
         "kind": kind,
@@ -123,4 +123,4 @@ def summary(game: Game) -> dict[str, Any]:
     return {"lines": table_lines(game), "last_round": last_round(game)}
 
 
-__all__ = ["LINE_SIZE", "last_round", "line_summary", "seat_lines", "summary", "table_lines"]
+__all__ = ["LINE_SIZE", "last_round", "line_summary", "mask_cells", "seat_lines", "summary", "table_lines"]

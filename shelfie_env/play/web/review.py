@@ -1,4 +1,4 @@
-"""``GET /api/games/{id}/review``: the review of a finished game (:mod:`shelfie_env.arena.analysis.review`).
+"""Reviews of finished games for ``GET /api/games/{id}/review`` (:mod:`shelfie_env.arena.analysis.review`).
 
 Computed on demand with ``td``'s (or, with ``?value=planner``, the planner's)
 exact search, and kept: a finished game never changes, so each game is reviewed
@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from typing import Any
-
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 
 from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.play.replay import seat_names
 from shelfie_env.play.web.guard import RateLimiter
-from shelfie_env.play.web.service import GameService, WebError
+from shelfie_env.play.web.refusals import BadRequest, DamagedGame, GameNotOver, SoloGame
+from shelfie_env.play.web.service import GameService
 
 REVIEWS_PER_MINUTE = 6.0
 """New reviews (not yet cached) one client address may ask for per minute."""
@@ -50,7 +47,9 @@ class GameReviews:
             return review
 
     def review(self, game_id: str, value: str = "td") -> dict[str, Any]:
-        """The review of finished game ``game_id`` (404 unknown, 409 not over or solo)."""
+        """The review of finished game ``game_id`` by ``value`` (refused: an unknown value, an
+        unknown game, a game not over, a solo game)."""
+        check_value(value)
         key = (game_id, value)
         with self._lock:
             lock = self._locks.setdefault(key, threading.Lock())
@@ -68,16 +67,12 @@ class GameReviews:
 
     def _compute(self, game_id: str, value: str) -> dict[str, Any]:
         try:
-            replay = self.service.replay(game_id)  # 404 unknown_game, 409 game_not_over
-        except WebError as exc:
-            if exc.code != "game_not_over":
-                raise
-            raise WebError(
-                409, "game_not_over", "a game can be reviewed once it is over (played to the end or resigned)"
-            ) from None
+            replay = self.service.replay(game_id)
+        except GameNotOver:
+            raise GameNotOver("a game can be reviewed once it is over (played to the end or resigned)") from None
         players = len(replay["seats"])
         if players < 2:
-            raise WebError(409, "solo_game", "a solo game has no review: luck is measured against rivals")
+            raise SoloGame("a solo game has no review: luck is measured against rivals")
         try:
             review = review_game(
                 replay["initial_state"],
@@ -88,32 +83,15 @@ class GameReviews:
                 resigned=replay.get("resigned"),
             )
         except ValueError as exc:
-            raise WebError(500, "damaged_game", f"game {game_id} cannot be reviewed: {exc}") from exc
+            raise DamagedGame(f"game {game_id} cannot be reviewed: {exc}") from exc
         review["game_id"] = game_id
         return review
 
-    def endpoint(
-        self,
-        run: Callable[..., Awaitable[Any]],
-        limited: Callable[[RateLimiter, Request, str], None],
-    ) -> Callable[[Request], Awaitable[Response]]:
-        """The route's handler: ``run`` runs a function in the app's worker threads, ``limited``
-        raises 429 for a client over a limiter's rate."""
 
-        async def get_review(request: Request) -> Response:
-            game_id = request.path_params["game_id"]
-            value = request.query_params.get("value", "td")
-            if value not in REVIEW_VALUES:
-                raise WebError(
-                    400, "bad_value", f"'value' must be one of {', '.join(REVIEW_VALUES)}, got {value[:40]!r}"
-                )
-            review = self.cached(game_id, value)
-            if review is None:
-                limited(self.limiter, request, "game reviews")
-                review = await run(self.review, game_id, value)
-            return JSONResponse(review)
-
-        return get_review
+def check_value(value: str) -> None:
+    """Refuse a value function the reviews do not offer."""
+    if value not in REVIEW_VALUES:
+        raise BadRequest(f"'value' must be one of {', '.join(REVIEW_VALUES)}, got {value[:40]!r}", code="bad_value")
 
 
-__all__ = ["REVIEWS_PER_MINUTE", "GameReviews"]
+__all__ = ["REVIEW_VALUES", "REVIEWS_PER_MINUTE", "GameReviews", "check_value"]

@@ -6,14 +6,7 @@ action with the state after it. Every move is written in one transaction that
 appends its row and updates the game row, so a restart finds each game exactly
 where its last move left it.
 
-Writes go through one connection (one writer at a time, as SQLite allows) that
-waits at most ``write_timeout`` seconds for a lock held elsewhere; reads use a
-connection per thread, so a write waiting on a lock never holds up a read
-(write-ahead log: readers see the last committed state and are not blocked).
-
-The write-ahead log is copied back into the database file (a checkpoint) by a
-background thread every ``checkpoint_s`` seconds, not by the commit that
-happens to fill it, so no move waits for a checkpoint.
+The file itself (schema, lock, checks, checkpoints) is :mod:`~.database`.
 
 Writes that arrive while another is being committed are committed together
 (group commit): one transaction, one ``fsync``, each write in its own savepoint
@@ -27,103 +20,23 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3
-"""2 added ``games.initial_rng`` (the dice generator's state at the start, so a game's dice can be replayed),
-3 ``games.rematch`` (the id of the game its players started after it)."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('active', 'over')),
-    seats TEXT NOT NULL,
-    initial_state TEXT NOT NULL,
-    state TEXT NOT NULL,
-    rng TEXT NOT NULL,
-    num_moves INTEGER NOT NULL,
-    initial_rng TEXT,
-    rematch TEXT
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game_id TEXT NOT NULL REFERENCES games(id),
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    action INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    state TEXT NOT NULL,
-    PRIMARY KEY (game_id, idx)
-);
-CREATE INDEX IF NOT EXISTS games_status ON games(status);
-"""
-
-
-@dataclass
-class GameRow:
-    """One stored game (JSON columns decoded)."""
-
-    id: str
-    status: str
-    seats: list[dict[str, Any]]
-    initial_state: dict[str, Any]
-    state: dict[str, Any]
-    rng: dict[str, Any]
-    num_moves: int
-    created: float
-    updated: float
-    rematch: str | None = None
-    """The id of the rematch started after this game, while that game is stored."""
-
-
-@dataclass
-class MoveRow:
-    """One stored move: who played which action, and the state after it."""
-
-    index: int
-    seat: int
-    action: int
-    name: str
-    state: dict[str, Any]
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
-
-
-class DatabaseInUseError(RuntimeError):
-    """Another server (process or store) already holds the database file."""
-
-
-def _claim(path: str) -> Any:
-    """An exclusive lock on ``path + ".lock"`` for as long as the store lives (None for ``:memory:``)."""
-    if path == ":memory:":
-        return None
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock
-        return None
-    handle = open(path + ".lock", "a+")  # noqa: SIM115 - held open on purpose
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        raise DatabaseInUseError(
-            f"{path} is in use by another shelfie server; stop it or use another --db"
-        ) from None
-    return handle
-
-
-class DamagedDatabaseError(RuntimeError):
-    """The database file fails SQLite's integrity check (or is not a database)."""
-
-
-class DamagedRowError(ValueError):
-    """A stored game whose row cannot be read (invalid JSON in a field)."""
+from shelfie_env.play.web.database import (
+    DamagedDatabaseError,
+    DatabaseInUseError,
+    StoreBusyError,
+    Transaction,
+    checkpoints,
+    claim,
+    migrate,
+    open_reader,
+    open_writer,
+)
+from shelfie_env.play.web.records import GameRow, MoveRow, dumps, game_row, move_row
 
 
 @dataclass
@@ -137,10 +50,6 @@ class _Write:
 
 class RematchTakenError(RuntimeError):
     """The game already has a stored rematch, or is not finished: no other may be added."""
-
-
-class StoreBusyError(sqlite3.OperationalError):
-    """A write found the database locked (by another process) for longer than its timeout."""
 
 
 WRITE_TIMEOUT = 1.0
@@ -175,44 +84,20 @@ class GameStore:
         """Each thread's read connection, with the lock its reads hold (closing one in use would crash)."""
         self._readers_lock = threading.Lock()
         self._closed = False
-        self._owner = _claim(self.path) if exclusive else None
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._owner = claim(self.path) if exclusive else None
+        own_checkpoints = self.path != ":memory:" and checkpoint_s > 0
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
-            self._db.execute(f"PRAGMA busy_timeout={max(0, int(write_timeout * 1000))}")
-            if self.path != ":memory:" and checkpoint_s > 0:
-                self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
-            check = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            self.close()
-            raise DamagedDatabaseError(
-                f"{self.path} is damaged ({exc}); restore a copy or use another --db"
-            ) from None
-        if check != ["ok"]:
-            self.close()
-            raise DamagedDatabaseError(
-                f"{self.path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
-            )
-        if version not in (0, 1, 2, SCHEMA_VERSION):
-            raise RuntimeError(
-                f"{self.path}: database schema version {version}, this server knows {SCHEMA_VERSION}"
-            )
+            self._db, version = open_writer(self.path, write_timeout, own_checkpoints)
+        except BaseException:
+            self._release()
+            raise
         self._stop = threading.Event()
-        if self.path != ":memory:" and checkpoint_s > 0:
+        if own_checkpoints:
             threading.Thread(
-                target=self._checkpoints, args=(checkpoint_s,), name="shelfie-checkpoint", daemon=True
+                target=checkpoints, args=(self.path, checkpoint_s, self._stop), name="shelfie-checkpoint", daemon=True
             ).start()
-        if version != SCHEMA_VERSION:  # a current file needs no write to open (another may hold the lock)
-            with self._lock:
-                self._db.executescript(_SCHEMA)
-                columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)").fetchall()}
-                if "initial_rng" not in columns:  # a version 1 database: its games have no initial dice state
-                    self._db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
-                if "rematch" not in columns:  # before version 3: no game has a rematch yet
-                    self._db.execute("ALTER TABLE games ADD COLUMN rematch TEXT")
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        with self._lock:
+            migrate(self._db, version)
 
     def close(self) -> None:
         """Close the database and let another server open it."""
@@ -229,9 +114,13 @@ class GameStore:
             db = getattr(self, "_db", None)
             if db is not None:
                 db.close()
-            if self._owner is not None:
-                self._owner.close()  # releases the lock
-                self._owner = None
+            self._release()
+
+    def _release(self) -> None:
+        """Let go of the file's lock (another server may open it)."""
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
 
     # ------------------------------------------------------------ writes
     def create_game(
@@ -283,8 +172,8 @@ class GameStore:
         status: str,
     ) -> None:
         """Append move ``index`` and make its state the game's current state (one transaction)."""
-        text = _dumps(state)
-        rng_text = _dumps(rng)
+        text = dumps(state)
+        rng_text = dumps(rng)
 
         def append(db: sqlite3.Connection) -> None:
             db.execute(
@@ -304,7 +193,7 @@ class GameStore:
     def resign(self, game_id: str, num_moves: int, seats: list[dict[str, Any]]) -> None:
         """End active game ``game_id`` after its ``num_moves`` moves by a resignation: status ``over``
         and its seat list ``seats`` (where the seat that resigned carries ``"resigned": true``)."""
-        text = _dumps(seats)
+        text = dumps(seats)
 
         def end(db: sqlite3.Connection) -> None:
             cur = db.execute(
@@ -360,7 +249,7 @@ class GameStore:
             f" {_REMATCH} FROM games g WHERE id=?",
             (game_id,),
         )
-        return None if not row else _game_row(row[0])
+        return None if not row else game_row(row[0])
 
     def rematch_of(self, game_id: str) -> tuple[str, int, str | None] | None:
         """``(status, number of seats, id of its stored rematch or None)`` of ``game_id``; None if unknown.
@@ -395,16 +284,14 @@ class GameStore:
             "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx>=? ORDER BY idx",
             (game_id, since),
         )
-        return [MoveRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+        return [move_row(r) for r in rows]
 
     def move(self, game_id: str, index: int) -> MoveRow | None:
         """Move ``index`` of ``game_id`` (None if there is none)."""
         rows = self._read(
             "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx=?", (game_id, index)
         )
-        return (
-            MoveRow(rows[0][0], rows[0][1], rows[0][2], rows[0][3], json.loads(rows[0][4])) if rows else None
-        )
+        return move_row(rows[0]) if rows else None
 
     def initial_rng(self, game_id: str) -> dict[str, Any] | None:
         """The dice generator's state when ``game_id`` was created (None for games stored before it was kept)."""
@@ -443,22 +330,8 @@ class GameStore:
         return deleted
 
     # ----------------------------------------------------------- helpers
-    def _checkpoints(self, every: float) -> None:
-        """Copy the write-ahead log into the database file now and then, beside the writes
-        (``PASSIVE``: it waits for no reader or writer)."""
-        con = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        try:
-            con.execute("PRAGMA busy_timeout=0")
-            while not self._stop.wait(every):
-                try:
-                    con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error:  # locked or closed: the next one catches up
-                    pass
-        finally:
-            con.close()
-
-    def _transaction(self) -> _Txn:
-        return _Txn(self._db)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run a query on this thread's read connection (the write connection for ``:memory:``)."""
@@ -467,9 +340,7 @@ class GameStore:
                 return self._db.execute(sql, params).fetchall()
         entry = getattr(self._local, "db", None)
         if entry is None:
-            reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            reader.execute("PRAGMA busy_timeout=1000")
-            reader.execute("PRAGMA query_only=1")
+            reader = open_reader(self.path)
             entry = (reader, threading.Lock())
             with self._readers_lock:
                 if self._closed:
@@ -484,24 +355,6 @@ class GameStore:
             return reader.execute(sql, params).fetchall()
 
 
-class _Txn:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise StoreBusyError(f"the database is locked by another connection ({exc})") from exc
-            raise
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
 _REMATCH = "(SELECT r.id FROM games r WHERE r.id = g.rematch)"
 """SQL: a game's rematch id while that game is stored (an expired rematch reads as none)."""
 
@@ -511,9 +364,9 @@ def _inserter(
 ) -> Callable[[sqlite3.Connection], None]:
     """A write inserting a new game whose initial and current state is ``state`` (dice generator ``rng``)."""
     now = time.time()
-    text = _dumps(state)
-    rng_text = _dumps(rng)
-    row = (game_id, now, now, status, _dumps(seats), text, text, rng_text, rng_text)
+    text = dumps(state)
+    rng_text = dumps(rng)
+    row = (game_id, now, now, status, dumps(seats), text, text, rng_text, rng_text)
 
     def insert(db: sqlite3.Connection) -> None:
         db.execute(
@@ -526,19 +379,11 @@ def _inserter(
     return insert
 
 
-def _game_row(row: tuple[Any, ...]) -> GameRow:
-    fields = {}
-    for name, raw in zip(("seats", "initial_state", "state", "rng"), row[2:6]):
-        try:
-            fields[name] = json.loads(raw)
-        except (TypeError, ValueError):
-            raise DamagedRowError(f"game {row[0]}: its stored {name} is not valid JSON") from None
-    return GameRow(
-        id=row[0], status=row[1], num_moves=row[6], created=row[7], updated=row[8], rematch=row[9], **fields
-    )
-
-
-def iter_json_lines(rows: list[MoveRow]) -> Iterator[dict[str, Any]]:
-    """Moves as the JSON dicts the API returns."""
-    for m in rows:
-        yield {"index": m.index, "seat": m.seat, "action": m.action, "name": m.name, "state": m.state}
+__all__ = [
+    "WRITE_TIMEOUT",
+    "DamagedDatabaseError",
+    "DatabaseInUseError",
+    "GameStore",
+    "RematchTakenError",
+    "StoreBusyError",
+]

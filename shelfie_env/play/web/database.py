@@ -1,0 +1,184 @@
+"""The games database file: its schema and versions, the lock that keeps one server per file,
+the checks at opening, transactions and the background checkpoints.
+
+Writes go through one connection (one writer at a time, as SQLite allows) that
+waits at most ``write_timeout`` seconds for a lock held elsewhere; reads use a
+connection per thread, so a write waiting on a lock never holds up a read
+(write-ahead log: readers see the last committed state and are not blocked).
+
+The write-ahead log is copied back into the database file (a checkpoint) by a
+background thread every ``checkpoint_s`` seconds, not by the commit that
+happens to fill it, so no move waits for a checkpoint.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from typing import Any
+
+SCHEMA_VERSION = 3
+"""2 added ``games.initial_rng`` (the dice generator's state at the start, so a game's dice can be replayed),
+3 ``games.rematch`` (the id of the game its players started after it)."""
+KNOWN_VERSIONS = (0, 1, 2, SCHEMA_VERSION)
+"""The schema versions a file may have to be opened (0: a new file)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'over')),
+    seats TEXT NOT NULL,
+    initial_state TEXT NOT NULL,
+    state TEXT NOT NULL,
+    rng TEXT NOT NULL,
+    num_moves INTEGER NOT NULL,
+    initial_rng TEXT,
+    rematch TEXT
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status);
+"""
+
+
+class DatabaseInUseError(RuntimeError):
+    """Another server (process or store) already holds the database file."""
+
+
+class DamagedDatabaseError(RuntimeError):
+    """The database file fails SQLite's integrity check (or is not a database)."""
+
+
+class StoreBusyError(sqlite3.OperationalError):
+    """A write found the database locked (by another process) for longer than its timeout."""
+
+
+def claim(path: str) -> Any:
+    """An exclusive lock on ``path + ".lock"`` for as long as the store lives (None for ``:memory:``)."""
+    if path == ":memory:":
+        return None
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        return None
+    handle = open(path + ".lock", "a+")  # noqa: SIM115 - held open on purpose
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise DatabaseInUseError(
+            f"{path} is in use by another shelfie server; stop it or use another --db"
+        ) from None
+    return handle
+
+
+def open_writer(path: str, write_timeout: float, own_checkpoints: bool) -> tuple[sqlite3.Connection, int]:
+    """The write connection of the file at ``path`` (write-ahead log, ``synchronous=FULL``, a busy
+    timeout of ``write_timeout``; no automatic checkpoints with ``own_checkpoints``), checked,
+    and the file's schema version. A damaged file is a :class:`DamagedDatabaseError`, one with a
+    newer schema a ``RuntimeError``."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        version = _set_up(db, path, write_timeout, own_checkpoints)
+    except BaseException:
+        db.close()
+        raise
+    return db, version
+
+
+def _set_up(db: sqlite3.Connection, path: str, write_timeout: float, own_checkpoints: bool) -> int:
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
+        db.execute(f"PRAGMA busy_timeout={max(0, int(write_timeout * 1000))}")
+        if own_checkpoints:
+            db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
+        check = [r[0] for r in db.execute("PRAGMA quick_check").fetchall()]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise DamagedDatabaseError(f"{path} is damaged ({exc}); restore a copy or use another --db") from None
+    if check != ["ok"]:
+        raise DamagedDatabaseError(
+            f"{path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
+        )
+    if version not in KNOWN_VERSIONS:
+        raise RuntimeError(f"{path}: database schema version {version}, this server knows {SCHEMA_VERSION}")
+    return version
+
+
+def migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a file of schema ``version`` (0: a new file) to :data:`SCHEMA_VERSION`."""
+    if version == SCHEMA_VERSION:  # a current file needs no write to open (another may hold the lock)
+        return
+    db.executescript(SCHEMA)
+    columns = {r[1] for r in db.execute("PRAGMA table_info(games)").fetchall()}
+    if "initial_rng" not in columns:  # a version 1 database: its games have no initial dice state
+        db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
+    if "rematch" not in columns:  # before version 3: no game has a rematch yet
+        db.execute("ALTER TABLE games ADD COLUMN rematch TEXT")
+    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
+def open_reader(path: str) -> sqlite3.Connection:
+    """A read-only connection to the file at ``path`` (one per reading thread)."""
+    reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    reader.execute("PRAGMA busy_timeout=1000")
+    reader.execute("PRAGMA query_only=1")
+    return reader
+
+
+def checkpoints(path: str, every: float, stop: threading.Event) -> None:
+    """Copy the write-ahead log into the database file every ``every`` seconds until ``stop`` is
+    set, beside the writes (``PASSIVE``: it waits for no reader or writer)."""
+    con = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        con.execute("PRAGMA busy_timeout=0")
+        while not stop.wait(every):
+            try:
+                con.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error:  # locked or closed: the next one catches up
+                pass
+    finally:
+        con.close()
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error); a lock held elsewhere past the
+    busy timeout is a :class:`StoreBusyError`."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreBusyError(f"the database is locked by another connection ({exc})") from exc
+            raise
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "DamagedDatabaseError",
+    "DatabaseInUseError",
+    "StoreBusyError",
+    "Transaction",
+    "checkpoints",
+    "claim",
+    "migrate",
+    "open_reader",
+    "open_writer",
+]
