@@ -6,31 +6,37 @@ exactly as it will play it; only its dice are unknown. The bot
 
 * rerolls as ``td`` does (the shipped after-state network with the planner's exact expectimax
   over the dice);
-* at the turn's first circle (or cross) decision lists every placement its final dice allow,
-  takes the ``top`` best by ``td``'s value that lie within ``window`` of the best, and re-values
-  each by playing ``greedy``'s next turn on ``samples`` sampled sets of dice, the same samples for
-  every candidate (common random numbers), from a copy of the game: the position ``greedy``'s
-  turn ends in is valued by ``td``'s network from our side (the negative of its value for
+* at each circle (or cross) decision lists every placement it can still end the turn with from
+  this position (after a circle: ending the turn now, :data:`STAY`, too), takes the ``top`` best
+  by ``td``'s value that lie within ``window`` of the best, and re-values each by playing
+  ``greedy``'s next turn on ``samples`` sampled sets of dice, the same samples for every
+  candidate (common random numbers), from a copy of the game: the position ``greedy``'s turn
+  ends in is valued by ``td``'s network from our side (the negative of its value for
   ``greedy``, the mover), and a game that ends there by its exact result;
-* circles the best placement, and keeps to it for the rest of the turn.
+* plays the first circle of the best placement (or its cross-out).
 
-The samples are drawn from a generator seeded by the position, so the bot is deterministic.
+The samples are drawn from a generator seeded by what stays the same through the turn (the
+seat, the round, the dice, the rivals' circles), so a placement chosen at the turn's first
+circle keeps its value at the next one, and the bot is deterministic: its answer is a function
+of the position. Each placement's reply value is remembered by the position it leaves.
 The copies get their own dice and never touch the game's: it plays with tape or stream dice.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
+from shelfie_env.bots.bracket.turn import STAY
 from shelfie_env.bots.greedy import GreedyBot
 from shelfie_env.bots.learned.afterstate import AfterstateNet, afterstates_many, final_reward
 from shelfie_env.bots.learned.expect_head import NUM_SETS
-from shelfie_env.bots.learned.value import ValueBot, load_value_bot, shipped_td_model
-from shelfie_env.bots.planner.placements import SET_MASKS, SETS, feasible_matrix, first_step
+from shelfie_env.bots.learned.value import ValueBot, load_value_bot, shipped_td_model, stay_value
+from shelfie_env.bots.planner.placements import SET_MASKS, SET_SIZES, SETS, feasible_matrix, first_step
 from shelfie_env.game.actions import CROSS_BASE, END_TURN, NUM_DICE
-from shelfie_env.game.engine import CIRCLE, CROSS, Game
+from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, Game, full_rows, placed_shelves
 from shelfie_env.game.scoring import FULL
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -51,17 +57,26 @@ class SampledTurn:
 
 
 def placement_options(game: Game) -> list[int]:
-    """The placements (``NUM_SET_VALUES`` indices) the player on turn can end with from here.
+    """The placements the player on turn can end with from here: ``NUM_SET_VALUES`` indices, and
+    :data:`STAY`.
 
-    In the circle phase before any circle: every set within the free cells its unspent dice can
-    circle; in the cross phase: every row with a free cell.
+    In the circle phase: every set within the free cells that its unspent dice can circle with
+    the circles left, and :data:`STAY` after a circle (sets are of cells beyond the shelf as it
+    stands); in the cross phase: every row with a free cell.
     """
     p = game.current
     free = FULL & ~(game.circled[p] | game.crossed[p])
     if game.phase == CROSS:
         return [NUM_SETS + a - CROSS_BASE for a in game.legal_actions()]
     ok = feasible_matrix(np.array([game.counts]))[0] & ((SET_MASKS & ~free) == 0)
-    return np.flatnonzero(ok).tolist()
+    ok &= SET_SIZES <= MAX_CIRCLES - game.circles
+    sets = np.flatnonzero(ok).tolist()
+    return sets + [STAY] if game.circles else sets
+
+
+def placement_cells(placement: int) -> tuple[tuple[int, int], ...]:
+    """The cells ``placement`` circles (none for :data:`STAY` and a cross-out)."""
+    return SETS[placement] if 0 <= placement < NUM_SETS else ()
 
 
 def play_placement(game: Game, placement: int) -> None:
@@ -70,7 +85,7 @@ def play_placement(game: Game, placement: int) -> None:
         game.step(CROSS_BASE + placement - NUM_SETS)
         return
     p, start = game.current, game.circled[game.current]
-    cells = SETS[placement]
+    cells = placement_cells(placement)
     while game.current == p and game.phase == CIRCLE and not game.over:
         left = tuple((r, c) for r, c in cells if not (game.circled[p] & ~start) >> (5 * r + c) & 1)
         game.step(first_step(game.counts, left, game.legal_actions()) if left else END_TURN)
@@ -106,7 +121,8 @@ class GreedyBestResponse:
         self._net = net
         self._td: ValueBot | None = None
         self._rival = GreedyBot()
-        self._target: tuple[tuple[int, int], int, int] | None = None
+        self._replies: OrderedDict[tuple[Any, ...], float] = OrderedDict()
+        """Reply values by the samples' seed and the position the placement leaves."""
 
     @property
     def td(self) -> ValueBot:
@@ -116,41 +132,79 @@ class GreedyBestResponse:
             )
         return self._td
 
+    @staticmethod
+    def sample_seed(game: Game) -> list[int]:
+        """What the samples are drawn from: the seat, the round, the dice and the rivals' circles, all
+        the same through a turn."""
+        me = game.current
+        rivals = [c for q, c in enumerate(game.circled) if q != me]
+        return [me, game.round, *game.dice, *rivals]
+
     def reply_values(self, game: Game, placements: list[int]) -> np.ndarray:
-        """Our value of each placement after ``greedy``'s next turn, averaged over the sampled dice."""
+        """Our value of each placement after ``greedy``'s next turn, averaged over the sampled dice.
+
+        Each placement is valued on its own (its samples in one network forward), so its value
+        depends only on the samples and the position it leaves, by which it is remembered.
+        """
+        seed = self.sample_seed(game)
+        faces: np.ndarray | None = None
+        out = np.zeros(len(placements))
+        for i, placement in enumerate(placements):
+            key = (*seed, self.samples, *self.left_by(game, placement))
+            value = self._replies.pop(key, None)
+            if value is None:
+                if faces is None:
+                    faces = np.random.default_rng(seed).integers(0, 6, size=(self.samples, 3, NUM_DICE))
+                value = self._reply_value(game, placement, faces)
+            self._replies[key] = value
+            out[i] = value
+        while len(self._replies) > 4096:
+            self._replies.popitem(last=False)
+        return out
+
+    @staticmethod
+    def left_by(game: Game, placement: int) -> tuple[Any, ...]:
+        """The position ``placement`` leaves at the end of the turn: every shelf, and the end trigger."""
+        p = game.current
+        row = placement - NUM_SETS if placement >= NUM_SETS else None
+        cells = 0 if row is not None or placement == STAY else int(SET_MASKS[placement])
+        circled, crossed = placed_shelves(game.circled, game.crossed, p, cells, row)
+        triggered = game.end_triggered or any(full_rows(c | x) >= 2 for c, x in zip(circled, crossed))
+        return (*circled, *crossed, triggered, game.table.points)
+
+    def _reply_value(self, game: Game, placement: int, faces: np.ndarray) -> float:
+        """:meth:`reply_values` of one placement on the sampled ``faces`` ``(samples, 3, 6)``."""
         net = self.td.net
         me = game.current
-        seed = [me, game.round, *game.circled, *game.crossed, *game.dice]
-        faces = np.random.default_rng(seed).integers(0, 6, size=(self.samples, 3, NUM_DICE))
-        exact: dict[tuple[int, int], float] = {}
-        later: list[tuple[int, int, Game, float]] = []
-        for i, placement in enumerate(placements):
-            for j in range(self.samples):
-                g, replied = rival_reply(game, placement, faces[j], self._rival)
-                sign = -1.0 if replied else 1.0
-                if g.over:
-                    scores = np.array([[g.scores()[me], g.scores()[1 - me]]])
-                    exact[i, j] = float(final_reward(scores, net.margin_coef)[0])
-                else:
-                    g.current = me if sign > 0 else 1 - me  # the mover of the position's last turn
-                    later.append((i, j, g, sign))
-        out = np.zeros((len(placements), self.samples))
-        for (i, j), v in exact.items():
-            out[i, j] = v
+        values = np.zeros(len(faces))
+        later: list[tuple[int, Game, float]] = []
+        for j in range(len(faces)):
+            g, replied = rival_reply(game, placement, faces[j], self._rival)
+            sign = -1.0 if replied else 1.0
+            if g.over:
+                scores = np.array([[g.scores()[me], g.scores()[1 - me]]])
+                values[j] = float(final_reward(scores, net.margin_coef)[0])
+            else:
+                g.current = me if sign > 0 else 1 - me  # the mover of the position's last turn
+                later.append((j, g, sign))
         if later:
             feats, _, _ = afterstates_many(
-                [g for _, _, g, _ in later], [_NO_CELLS] * len(later), [_EMPTY] * len(later)
+                [g for _, g, _ in later], [_NO_CELLS] * len(later), [_EMPTY] * len(later)
             )
-            vals = net(feats)
-            for (i, j, _, sign), v in zip(later, vals):
-                out[i, j] = sign * float(v)
-        return out.mean(axis=1)
+            for (j, _, sign), v in zip(later, net(feats)):
+                values[j] = sign * float(v)
+        return float(values.mean())
+
+    def td_values(self, game: Game, placements: list[int]) -> np.ndarray:
+        """``td``'s value of each placement from this position (:data:`STAY`: the shelves as they stand)."""
+        values = self.td.net.values_of(game)
+        stay = stay_value(self.td.net, game) if STAY in placements else None
+        return np.array([stay if o == STAY else values[o] for o in placements], dtype=np.float64)
 
     def choose(self, game: Game) -> int:
-        """The placement to end this turn with (module doc)."""
+        """The placement to end this turn with, from this position (module doc)."""
         options = placement_options(game)
-        values = self.td.net.values_of(game)
-        td_values = np.array([values[o] for o in options], dtype=np.float64)
+        td_values = self.td_values(game, options)
         order = np.argsort(-td_values, kind="stable")
         best = td_values[order[0]]
         chosen = [options[i] for i in order[: self.top] if td_values[i] >= best - self.window]
@@ -166,15 +220,11 @@ class GreedyBestResponse:
             raise ValueError("no legal action: the game is over")
         if game.phase not in (CIRCLE, CROSS):
             return self.td.act_game(game)
-        turn = (game.current, game.round)
-        if game.circles == 0 or self._target is None or self._target[0] != turn:
-            self._target = (turn, self.choose(game), game.circled[game.current])
-        _, placement, start = self._target
+        placement = self.choose(game)
         if placement >= NUM_SETS:
             return CROSS_BASE + placement - NUM_SETS
-        done = game.circled[game.current] & ~start
-        left = tuple((r, c) for r, c in SETS[placement] if not done >> (5 * r + c) & 1)
-        return first_step(game.counts, left, game.legal_actions()) if left else END_TURN
+        cells = placement_cells(placement)
+        return first_step(game.counts, cells, game.legal_actions()) if cells else END_TURN
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
@@ -188,9 +238,11 @@ def make_greedy_br(top: int = 4, samples: int = 16, window: float = 0.2) -> Gree
 make_greedy_br.table_sizes = lambda: (2,)  # type: ignore[attr-defined]
 
 __all__ = [
+    "STAY",
     "GreedyBestResponse",
     "SampledTurn",
     "make_greedy_br",
+    "placement_cells",
     "placement_options",
     "play_placement",
     "rival_reply",

@@ -17,6 +17,14 @@ deterministic single-player problem over the bot's own choices. The bot searches
 * **Then it follows its plan** (the keeps and circles that reach that placement) and plans
   again at its next turn.
 
+Its answer is a function of the position (and the tape): before the turn's first circle the
+turn's start is known (the tape's first roll on the shelves as they stand), so a position on the
+plan made there follows it; a position off that plan, or one after a circle (the cells circled
+this turn are not part of a position), is planned from where it stands, among the placements still
+open (ending the turn now among them): the plan's own rest is one of the candidates and keeps its
+rollout's result, so the choice still finishes at least as well. Each rollout's result is
+remembered by the position it starts from.
+
 Because the base policy's own choice is always among the candidates and the game is
 deterministic, each turn's choice finishes at least as well as the rollout that chose it
 (a rollout algorithm: the result never falls below the base policy's from the same position).
@@ -29,16 +37,27 @@ refuses a game whose dice come from a stream.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots.bracket.turn import Plan, plan_action, play_plan, reachable, tape_of
+from shelfie_env.bots.bracket.turn import (
+    STAY,
+    Plan,
+    on_plan,
+    plan_action,
+    play_plan,
+    position_of,
+    reachable,
+    tape_of,
+    turn_start,
+)
 from shelfie_env.bots.greedy import GreedyBot
 from shelfie_env.bots.learned.afterstate import AfterstateNet
-from shelfie_env.bots.learned.value import load_value_bot, shipped_td_model
-from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
+from shelfie_env.bots.learned.value import load_value_bot, shipped_td_model, stay_value
+from shelfie_env.game.engine import CIRCLE, Game
 
 
 def outcome(scores: list[int], seat: int) -> tuple[int, int]:
@@ -58,7 +77,8 @@ class TurnChooser:
         """Every reachable placement of this turn with its ``td`` value, best first (ties: ``SETS`` order)."""
         plans = reachable(game)
         values = self.net.values_of(game)
-        scored = [(float(values[plan.placement]), plan) for plan in plans]
+        stay = stay_value(self.net, game) if game.phase == CIRCLE and game.circles else None
+        scored = [(float(stay if plan.placement == STAY else values[plan.placement]), plan) for plan in plans]
         order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
         return [scored[i] for i in order]
 
@@ -87,7 +107,10 @@ class ClairvoyantBot:
         self.width, self.inner = int(width), int(inner)
         self._net = net
         self._rival = GreedyBot()
-        self._plan: tuple[tuple[int, int, int], Plan, Game] | None = None
+        self._plans: OrderedDict[tuple[Any, ...], Plan] = OrderedDict()
+        """Plans by the position they were made at (:func:`~.turn.position_of`)."""
+        self._results: OrderedDict[tuple[Any, ...], tuple[int, int]] = OrderedDict()
+        """Rollout results by the position each rollout starts from."""
         self.rollouts = 0
         """Rollouts played so far (a measure of the search's cost)."""
 
@@ -118,12 +141,44 @@ class ClairvoyantBot:
         for plan in candidates:
             g = game.clone()
             play_plan(g, plan)
-            result = outcome(roll_out(g, seat, policy, self._rival), seat)
-            self.rollouts += 1
+            result = self._result(g, seat, policy)
             if best is None or result > best[0]:
                 best = (result, plan)
         assert best is not None
         return best[1]
+
+    def _result(self, game: Game, seat: int, policy: Callable[[Game], Plan]) -> tuple[int, int]:
+        """:func:`outcome` of the rollout from ``game`` (played on it), remembered by its position."""
+        key = (seat, position_of(game))
+        result = self._results.pop(key, None)
+        if result is None:
+            result = outcome(roll_out(game, seat, policy, self._rival), seat)
+            self.rollouts += 1
+        self._results[key] = result
+        while len(self._results) > 4096:
+            self._results.popitem(last=False)
+        return result
+
+    def planned(self, game: Game) -> Plan:
+        """:meth:`choose` of ``game``, remembered by its position."""
+        key = position_of(game)
+        plan = self._plans.pop(key, None)
+        if plan is None:
+            plan = self.choose(game)
+        self._plans[key] = plan
+        while len(self._plans) > 16:
+            self._plans.popitem(last=False)
+        return plan
+
+    def plan_for(self, game: Game) -> tuple[Plan, Game]:
+        """The plan the bot follows at ``game`` and the position it was made at (module doc): the plan
+        of the turn's start when ``game`` lies on it, else one made at ``game``."""
+        if game.phase != CIRCLE or game.circles == 0:
+            start = turn_start(game)
+            plan = self.planned(start)
+            if on_plan(start, plan, game):
+                return plan, start
+        return self.planned(game), game
 
     def act_game(self, game: Game) -> int:
         if game.num_players != 2:
@@ -132,16 +187,9 @@ class ClairvoyantBot:
             )
         if game.over:
             raise ValueError("no legal action: the game is over")
-        key = (tape_of(game).seed, game.current, game.round)
-        first = game.phase == REROLL and game.rolls_left == ROLLS_PER_TURN
-        if not first and self._plan is not None and self._plan[0] == key:
-            _, plan, start = self._plan
-            return plan_action(game, plan, start)
-        if not first:
-            raise ValueError("clairvoyant plans a turn from its first decision; it was first asked mid-turn")
-        plan = self.choose(game)
-        self._plan = (key, plan, game.clone())
-        return plan_action(game, plan, self._plan[2])
+        tape_of(game)  # stream dice: nothing to read ahead
+        plan, start = self.plan_for(game)
+        return plan_action(game, plan, start)
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))

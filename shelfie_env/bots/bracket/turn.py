@@ -7,23 +7,36 @@ reroll brings depends only on the dice it keeps. From the turn's first roll,
 any sub-multiset, twice; keeping all six is stopping) and, with
 :data:`~shelfie_env.bots.planner.placements.FEASIBLE`, every placement (circle
 set or crossed row) the turn can end with, each with a :class:`Plan` that
-reaches it. :func:`plan_action` turns a plan into the legal action of the
-moment. Numpy only; nothing here is random.
+reaches it; from a later position of the turn, the placements still open.
+:func:`plan_action` turns a plan into the legal action of the moment;
+:func:`turn_start` and :func:`on_plan` tell from a position alone whether it lies
+on the plan of its turn's start. Numpy only; nothing here is random.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from shelfie_env.bots.learned.expect_head import NUM_SETS
 from shelfie_env.bots.planner.dice import FINAL, KEEP, PAD, SUB_KEEPS, counts_of
-from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS, SETS, first_step
+from shelfie_env.bots.planner.placements import (
+    FEASIBLE,
+    SET_MASKS,
+    SET_SIZES,
+    SETS,
+    feasible_matrix,
+    first_step,
+)
 from shelfie_env.game.actions import CROSS_BASE, END_TURN, NUM_DICE, STOP
 from shelfie_env.game.dice import DiceTape
-from shelfie_env.game.engine import CIRCLE, CROSS, REROLL, ROLLS_PER_TURN, Game
+from shelfie_env.game.engine import CIRCLE, CROSS, MAX_CIRCLES, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.scoring import FULL
+
+STAY = -1
+"""The placement that ends the turn at once, circling nothing more (a choice after a circle)."""
 
 _KEEP_SIZE = KEEP.sum(axis=1)
 _POW7 = 7 ** np.arange(6, dtype=np.int64)
@@ -41,7 +54,8 @@ class Plan:
     """How to end the turn on one placement: the dice kept at each reroll still to make, then the placement.
 
     ``keeps[i]`` is the face-count tuple kept at the ``i``-th reroll decision left (six dice kept =
-    stop); ``placement`` indexes ``NUM_SET_VALUES`` (a set of ``SETS``, or ``NUM_SETS + row`` to cross).
+    stop); ``placement`` indexes ``NUM_SET_VALUES`` (a set of ``SETS``, or ``NUM_SETS + row`` to cross),
+    or is :data:`STAY` (end the turn now).
     """
 
     keeps: tuple[tuple[int, ...], ...]
@@ -50,8 +64,8 @@ class Plan:
 
     @property
     def cells(self) -> tuple[tuple[int, int], ...]:
-        """The cells the plan circles (empty for a cross-out)."""
-        return SETS[self.placement] if self.placement < NUM_SETS else ()
+        """The cells the plan circles (empty for a cross-out and for :data:`STAY`)."""
+        return SETS[self.placement] if 0 <= self.placement < NUM_SETS else ()
 
 
 def tape_of(game: Game) -> DiceTape:
@@ -111,13 +125,24 @@ def final_dice(game: Game) -> dict[int, tuple[tuple[int, ...], ...]]:
 
 
 def reachable(game: Game) -> list[Plan]:
-    """One plan for every placement the player on turn can end this turn with (reroll phase, dice known).
+    """One plan for every placement the player on turn can end this turn with from here (dice known).
 
-    Circle sets come first (in ``SETS`` order), then crossed rows; a cross-out is reachable when some
-    reachable final dice can circle nothing.
+    In the reroll phase, circle sets come first (in ``SETS`` order), then crossed rows; a cross-out
+    is reachable when some reachable final dice can circle nothing. In the circle phase: the sets
+    of cells beyond the shelf as it stands that the unspent dice can circle with the circles left,
+    then :data:`STAY` after a circle; in the cross phase: the rows to cross.
     """
     p = game.current
     free = FULL & ~(game.circled[p] | game.crossed[p])
+    if game.phase == CIRCLE:
+        final = tuple(counts_of(game.dice))
+        ok = feasible_matrix(np.array([game.counts]))[0] & ((SET_MASKS & ~free) == 0)
+        ok &= SET_SIZES <= MAX_CIRCLES - game.circles
+        plans = [Plan((), final, int(s)) for s in np.flatnonzero(ok)]
+        return plans + [Plan((), final, STAY)] if game.circles else plans
+    if game.phase == CROSS:
+        final = tuple(counts_of(game.dice))
+        return [Plan((), final, NUM_SETS + a - CROSS_BASE) for a in game.legal_actions()]
     paths = final_dice(game)
     finals = list(paths)
     index = np.array(finals, dtype=np.int64)
@@ -165,7 +190,7 @@ def plan_action(game: Game, plan: Plan, start: Game) -> int:
         raise ValueError(f"no reroll keeps {keep} of dice {game.dice}: the game left the plan")
     if game.phase == CROSS:
         if plan.placement < NUM_SETS:
-            raise ValueError("a cross phase in a plan that circles: the game left the plan")
+            raise ValueError("a cross phase in a plan that does not cross: the game left the plan")
         return CROSS_BASE + plan.placement - NUM_SETS
     if game.phase == CIRCLE:
         if counts_of(game.dice) != plan.final:
@@ -184,6 +209,52 @@ def _checked(game: Game, action: int, plan: Plan) -> int:
     return action
 
 
+def turn_start(game: Game) -> Game:
+    """The position at the first decision of ``game``'s turn as the tape deals it: the turn's first
+    roll, two rerolls left, on the shelves as they stand (the turn's own until its first circle)."""
+    state = game.to_dict()
+    first = tape_of(game).faces(game.current, game.round)[0]
+    state.update(
+        phase="reroll",
+        dice=sorted(int(f) for f in first),
+        spent=[False] * NUM_DICE,
+        rolls_left=ROLLS_PER_TURN,
+        circles_this_turn=0,
+    )
+    return Game.from_dict(state)
+
+
+def position_of(game: Game) -> tuple[Any, ...]:
+    """Everything a decision of the player on turn can depend on: the state dict's fields, the dice tape's seed."""
+    seed = game.rng.seed if isinstance(game.rng, DiceTape) else None
+    return (
+        seed,
+        game.round,
+        game.current,
+        tuple(game.circled),
+        tuple(game.crossed),
+        game.end_triggered,
+        game.table.points,
+        game.phase,
+        tuple(game.dice),
+        tuple(game.spent),
+        game.rolls_left,
+        game.circles,
+    )
+
+
+def on_plan(start: Game, plan: Plan, game: Game) -> bool:
+    """Whether following ``plan`` from ``start`` passes through ``game``'s position before its first circle."""
+    target = position_of(game)
+    g = start.clone()
+    p, turn = g.current, g.round
+    while position_of(g) != target:
+        if g.over or g.current != p or g.round != turn or g.circles:
+            return False
+        g.step(plan_action(g, plan, start))
+    return True
+
+
 def play_plan(game: Game, plan: Plan) -> None:
     """Play ``plan`` on ``game`` (changed in place) to the end of the current player's turn."""
     start = game.clone()
@@ -192,4 +263,15 @@ def play_plan(game: Game, plan: Plan) -> None:
         game.step(plan_action(game, plan, start))
 
 
-__all__ = ["Plan", "final_dice", "plan_action", "play_plan", "reachable", "tape_of"]
+__all__ = [
+    "STAY",
+    "Plan",
+    "final_dice",
+    "on_plan",
+    "plan_action",
+    "play_plan",
+    "position_of",
+    "reachable",
+    "tape_of",
+    "turn_start",
+]

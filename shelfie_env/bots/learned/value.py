@@ -22,7 +22,7 @@ from shelfie_env.bots.learned.card import CheckpointMismatchError, load_card, sh
 from shelfie_env.bots.learned.expect_head import NUM_SETS
 from shelfie_env.bots.learned.policy import read_weights
 from shelfie_env.bots.learned.reply import ReplySearch
-from shelfie_env.bots.planner.evaluation import Weights
+from shelfie_env.bots.planner.evaluation import ContextCache, Weights, continues_turn, position_key
 from shelfie_env.bots.planner.placements import SET_MASKS
 from shelfie_env.bots.planner.search import action_values, best_action
 from shelfie_env.game.engine import CIRCLE, REROLL, Game
@@ -37,8 +37,10 @@ _NO_DEEP = Weights(deep=0, solo_deep=0)
 class LearnedContext:
     """What the planner's search asks of an evaluation, answered by learned placement values.
 
-    Built at a turn's first decision; like the planner's own context it stays
-    valid for the whole turn (sets are relative to the turn's starting shelf).
+    Sets are relative to the shelf of the position it is built for (``key``: its
+    :func:`~shelfie_env.bots.planner.evaluation.position_key`). A caller that follows one game's
+    positions may use it for the rest of that turn (:meth:`matches`); a bot reuses it only for the
+    same position (:class:`~shelfie_env.bots.planner.evaluation.ContextCache`).
     """
 
     def __init__(self, game: Game, values: np.ndarray, stay: float | None = None) -> None:
@@ -52,6 +54,7 @@ class LearnedContext:
         self.values = values
         self.cache: dict[object, Any] = {}
         self.turn = (p, tuple(game.circled), tuple(game.crossed))
+        self.key = position_key(game)
 
     def evaluate_circles(self, sets: np.ndarray) -> np.ndarray:
         flat = [int(s) for s in np.asarray(sets).ravel()]
@@ -67,21 +70,24 @@ class LearnedContext:
         return self.values[NUM_SETS + np.asarray(rows, dtype=np.int64)]
 
     def matches(self, game: Game) -> bool:
-        """Whether ``game`` is still in the turn this context was built for."""
-        p, circled, crossed = self.turn
-        if game.current != p or game.over:
-            return False
-        if game.phase == REROLL or game.circles == 0:
-            return tuple(game.circled) == circled and tuple(game.crossed) == crossed
-        done = game.circled[p] & ~circled[p]
-        return bool(done) and game.circled[p] & circled[p] == circled[p]
+        """Whether ``game``, a later position of the same game, is still in this context's turn
+        (:func:`~shelfie_env.bots.planner.evaluation.continues_turn`, which see: a state alone does
+        not tell a position of this turn from one of a later turn)."""
+        return continues_turn(self.key, game)
 
 
 class SearchedContext:
-    """A turn's :class:`LearnedContext` whose circle and cross values come from a :class:`ReplySearch`."""
+    """A turn's :class:`LearnedContext` whose circle and cross values come from a :class:`ReplySearch`.
 
-    def __init__(self, ctx: LearnedContext, game: Game, search: ReplySearch) -> None:
+    The reply values are kept in ``cache`` (default: the context's own, shared by every decision
+    made with it).
+    """
+
+    def __init__(
+        self, ctx: LearnedContext, game: Game, search: ReplySearch, cache: dict[object, Any] | None = None
+    ) -> None:
         self._ctx, self._game, self._search = ctx, game, search
+        self._cache = ctx.cache if cache is None else cache
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
@@ -97,7 +103,7 @@ class SearchedContext:
 
     def _rerank(self, keys: list[tuple[int, int | None]], one_ply: np.ndarray) -> np.ndarray:
         ctx = self._ctx
-        return self._search.rerank(self._game, ctx.turn, ctx.cache, keys, np.asarray(one_ply, np.float64))
+        return self._search.rerank(self._game, ctx.turn, self._cache, keys, np.asarray(one_ply, np.float64))
 
 
 class ValueBot:
@@ -105,6 +111,8 @@ class ValueBot:
 
     ``depth`` 2 (two players) values the ``width`` best circle or cross choices by the
     rival's reply (:mod:`~shelfie_env.bots.learned.reply`); depth 1 is the network alone.
+    The answer is a function of the position: a context is reused only for the position it was
+    built for, and each decision's reply values are computed together, in that decision.
     """
 
     name = "td"
@@ -123,13 +131,15 @@ class ValueBot:
         self.card = card or {}
         self.depth = depth
         self.search = ReplySearch(net, width, LearnedContext) if depth == 2 else None
-        self._ctx: LearnedContext | None = None
+        self._contexts: ContextCache[LearnedContext] = ContextCache()
 
     def context(self, game: Game) -> LearnedContext:
-        """The turn's context (one network forward per turn)."""
-        if self._ctx is None or not self._ctx.matches(game):
-            self._ctx = LearnedContext(game, self.net.values_of(game), stay_value(self.net, game))
-        return self._ctx
+        """The context of ``game``'s position (one network forward per position: the rerolls of a
+        turn share one)."""
+        return self._contexts.get(game, self._build_context)
+
+    def _build_context(self, game: Game) -> LearnedContext:
+        return LearnedContext(game, self.net.values_of(game), stay_value(self.net, game))
 
     def act_game(self, game: Game) -> int:
         if game.num_players != self.num_players:
@@ -140,7 +150,7 @@ class ValueBot:
             raise ValueError("no legal action: the game is over")
         ctx: Any = self.context(game)
         if self.search is not None and game.phase != REROLL:
-            ctx = SearchedContext(ctx, game, self.search)
+            ctx = SearchedContext(ctx, game, self.search, cache={})
         return best_action(action_values(game, ctx=ctx))
 
     def act(self, state: dict[str, Any]) -> int:

@@ -14,13 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.bots.planner.evaluation import Context, Weights
-from shelfie_env.bots.planner.search import action_values, best_action, set_values, turn_context
+from shelfie_env.bots.planner.evaluation import Context, ContextCache, Weights
+from shelfie_env.bots.planner.search import action_values, best_action, set_values
 from shelfie_env.game.engine import Game
 
 
 class PlannerBot:
-    """Plays the legal action of highest expected value (deterministic)."""
+    """Plays the legal action of highest expected value (deterministic).
+
+    Its answer is a function of the position: the evaluation context of each position is kept
+    (:class:`~.evaluation.ContextCache`) and reused only for that same position.
+    """
 
     name = "planner"
 
@@ -40,7 +44,8 @@ class PlannerBot:
             fixed = {k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()}
             base = Weights(**{**base.__dict__, **fixed})
         self.weights = base
-        self._ctx: Context | None = None  # the current turn's context, reused between decisions
+        self._contexts: ContextCache[Context] = ContextCache()
+        self._ctx: Context | None = None  # the last decision's context
 
     def act_game(self, game: Game) -> int:
         legal = game.legal_actions()
@@ -52,15 +57,19 @@ class PlannerBot:
             raise AssertionError(f"planner chose illegal action {action}")
         return action
 
+    def context(self, game: Game) -> Context:
+        """The evaluation context of ``game``'s position (built once per position)."""
+        self._ctx = self._contexts.get(game, lambda g: Context(g, self.weights))
+        return self._ctx
+
     def action_values_game(self, game: Game) -> dict[int, float]:
         """The planner's value of every legal action in a live game (what :meth:`act_game` maximises)."""
-        self._ctx = turn_context(game, self.weights, self._ctx)
-        return action_values(game, self.weights, self._ctx)
+        return action_values(game, self.weights, self.context(game))
 
     def set_values_game(self, game: Game) -> np.ndarray:
-        """The evaluation of every placement of this turn (:func:`.search.set_values`), in a live game."""
-        self._ctx = turn_context(game, self.weights, self._ctx)
-        return set_values(self._ctx)
+        """The evaluation of every placement of this turn from this position (:func:`.search.set_values`),
+        in a live game."""
+        return set_values(self.context(game))
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))

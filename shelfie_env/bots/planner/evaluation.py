@@ -38,7 +38,10 @@ margin against earlier ones; in the game's very last turn ``50 * sign``.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -145,11 +148,96 @@ def rounds_left(game: Game, weights: Weights) -> float:
     return float(rounds_left_many(fills, weights, game.current < game.num_players - 1)[0])
 
 
+PositionKey = tuple[int, tuple[int, ...], tuple[int, ...], bool, tuple[tuple[int, ...], ...], int]
+"""See :func:`position_key`."""
+
+
+def position_key(game: Game) -> PositionKey:
+    """What a turn's context depends on: ``(player on turn, every seat's circled masks, every seat's
+    crossed masks, end triggered, points table, circles made this turn)``.
+
+    Not the dice, the spent dice, the rolls left or the phase: a context values the placements the
+    turn can end with from this position, whatever the dice. The layout is :attr:`Context.turn_start`'s.
+    """
+    return (
+        game.current,
+        tuple(game.circled),
+        tuple(game.crossed),
+        bool(game.end_triggered),
+        game.table.points,
+        game.circles,
+    )
+
+
+def continues_turn(start: PositionKey, game: Game) -> bool:
+    """Whether ``game`` can be a later position of the turn that was at position ``start``.
+
+    True when nothing changed but this turn's circles by the same player: its shelf only gained
+    ``game.circles - circles at start`` circled cells and nothing crossed, the rivals' circles are
+    the same, and no cell of theirs stopped being crossed (lockouts add crosses). A state alone
+    does not say which cells were circled this turn, so this holds for many positions of other
+    turns too: only a caller that knows ``game`` followed from ``start`` in one game (a review
+    walking a game's positions in order) may reuse a context on it. Bots key their contexts by
+    :func:`position_key` instead (:class:`ContextCache`).
+    """
+    p, circled, crossed, triggered, points, circles = start
+    if game.current != p or game.over or game.table.points != points:
+        return False
+    if game.phase == REROLL or game.circles == circles:
+        return (
+            tuple(game.circled) == circled
+            and tuple(game.crossed) == crossed
+            and bool(game.end_triggered) == triggered
+        )
+    if game.phase != CIRCLE or game.circles < circles:
+        return False
+    new = game.circled[p] & ~circled[p]
+    if game.circled[p] & circled[p] != circled[p] or new.bit_count() != game.circles - circles:
+        return False
+    if game.crossed[p] != crossed[p] or (triggered and not game.end_triggered):
+        return False
+    for q in range(len(circled)):
+        if q != p and (game.circled[q] != circled[q] or game.crossed[q] & crossed[q] != crossed[q]):
+            return False
+    return True
+
+
+C = TypeVar("C")
+
+
+class ContextCache(Generic[C]):
+    """The contexts of the last ``size`` positions asked about, by :func:`position_key`.
+
+    A context is reused only for the position it was built for (at other dice, rolls left or
+    phase), so what a bot answers with it is what a fresh bot answers.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        if size < 1:
+            raise ValueError(f"size must be at least 1, got {size}")
+        self.size = size
+        self._items: OrderedDict[PositionKey, C] = OrderedDict()
+
+    def get(self, game: Game, build: Callable[[Game], C]) -> C:
+        """The context of ``game``'s position: the cached one, else ``build(game)`` (then cached)."""
+        key = position_key(game)
+        ctx = self._items.pop(key, None)
+        if ctx is None:
+            ctx = build(game)
+        self._items[key] = ctx
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return ctx
+
+
 class Context:
-    """Everything a decision of ``game.current`` needs to evaluate placements fast."""
+    """Everything a decision of ``game.current`` needs to evaluate placements fast.
+
+    It reads a copy of ``game``, so a live game that moves on later does not change it.
+    """
 
     def __init__(self, game: Game, weights: Weights) -> None:
-        self.game = game
+        game = self.game = game.clone()
         self.weights = weights
         p = self.player = game.current
         n = game.num_players
@@ -161,14 +249,7 @@ class Context:
         # The game's last turn (the end is triggered and nobody plays after us): every
         # final score is known once we place, so the value is the exact rank reward.
         self.final_turn = self.already_triggered and bool(self.rivals) and all(q < p for q in self.rivals)
-        self.turn_start = (
-            p,
-            tuple(game.circled),
-            tuple(game.crossed),
-            self.already_triggered,
-            game.table.points,
-            game.circles,
-        )
+        self.turn_start = position_key(game)
         self.cache: dict[object, np.ndarray] = {}
         self.points = line_points(game.table.points)
         self._zero = line_tables(np.zeros(25), self.points)
@@ -198,32 +279,9 @@ class Context:
         self._me_prod = np.prod(np.where(_PATTERN_BITS[None, :, :], q_line[:, None, :], 1.0), axis=2)
 
     def matches(self, game: Game, weights: Weights) -> bool:
-        """Whether this context (built earlier in the same turn) still fits ``game``.
-
-        True when nothing changed but this turn's circles by the same player:
-        its shelf only gained ``game.circles - circles at creation`` circled
-        cells, the rivals' circles are the same, and no cell stopped being crossed.
-        """
-        p, circled, crossed, triggered, points, circles = self.turn_start
-        if weights != self.weights or game.current != p or game.table.points != points:
-            return False
-        if game.phase == REROLL or game.circles == circles:
-            return (
-                tuple(game.circled) == circled
-                and tuple(game.crossed) == crossed
-                and bool(game.end_triggered) == triggered
-            )
-        if game.phase != CIRCLE or game.circles < circles:
-            return False
-        new = game.circled[p] & ~circled[p]
-        if game.circled[p] & circled[p] != circled[p] or new.bit_count() != game.circles - circles:
-            return False
-        if game.crossed[p] != crossed[p]:
-            return False
-        for q in self.rivals:
-            if game.circled[q] != circled[q] or game.crossed[q] & crossed[q] != crossed[q]:
-                return False
-        return True
+        """Whether this context (built earlier in the same turn of the same game) still fits ``game``:
+        the same weights and :func:`continues_turn` (which see: only for one game's positions in order)."""
+        return weights == self.weights and continues_turn(self.turn_start, game)
 
     # ----------------------------------------------------------- building blocks
     def _base_prob(self, q: int, turns: float) -> np.ndarray:

@@ -224,11 +224,14 @@ def cross_values(game: Game, ctx: Context) -> dict[int, float]:
 
 
 def turn_context(game: Game, weights: Weights, previous: Context | None = None) -> Context:
-    """A context for the player on turn, reusing ``previous`` when it is this turn's.
+    """A context for the player on turn, reusing ``previous`` when ``game`` continues its turn.
 
-    The shelves do not change while rerolling, and in the circle phase they
-    differ from the turn's start only by this turn's circles (and the lockouts
-    they caused), so the turn-start context evaluates the same final shelves.
+    For a caller that walks one game's positions in order: the shelves do not change while
+    rerolling, and in the circle phase they differ from the turn's start only by this turn's
+    circles (and the lockouts they caused), so the turn-start context evaluates the same final
+    shelves. A state alone does not say which cells this turn circled, so positions of unrelated
+    turns can pass the check (:meth:`.evaluation.Context.matches`); bots key their contexts by
+    position instead (:class:`.evaluation.ContextCache`).
     """
     if previous is not None and previous.matches(game, weights):
         return previous
