@@ -15,10 +15,9 @@ and every answer must be legal and the same in (a), (b) and (c). Slow bots get s
 Bots that draw from a seeded generator stream (``random``, ``openspiel-mcts``; ``ppo`` with
 ``deterministic=false`` too) answer by design with the next draw, so their answer depends on the
 decisions made before: for them a fresh seeded bot must give the same legal answer twice, and a
-reused one legal answers. So must ``rollout``, which deals its rollouts from dice tapes whose seeds
-advance with every decision, so a reused bot's answers depend on the decisions it made before
-(:func:`test_a_reused_rollout_bot_answers_as_a_fresh_one`, expected to fail); its ``time`` budget is
-set out of reach here, since how many rollouts fit in a time budget depends on the machine.
+reused one legal answers. ``rollout`` deals a decision's rollouts from dice tapes seeded by a hash
+of the position, so it is held to the same answers as every other bot; its ``time`` budget is set
+out of reach here, since how many rollouts fit in a time budget depends on the machine.
 """
 
 from __future__ import annotations
@@ -239,7 +238,7 @@ def test_act_is_a_function_of_the_state(spec: str, players: int) -> None:
         if a not in ok
     ]
     same: dict[str, Sequence[int | str]] = {}
-    if name in STREAM or name == "rollout":  # a fresh bot answers the same (see the module doc)
+    if name in STREAM:  # a fresh bot answers the same (see the module doc)
         again = _fresh_maker(spec, players)
         same["fresh again"] = [_answer(lambda s=s: again().act(s)) for s in states]
     else:
@@ -256,9 +255,6 @@ def test_act_is_a_function_of_the_state(spec: str, players: int) -> None:
     assert not problems, f"{spec}, {players} players, {len(states)} positions:\n" + "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    reason="rollout deals each decision's rollouts from tape seeds that advance decision by decision"
-)
 def test_a_reused_rollout_bot_answers_as_a_fresh_one() -> None:
     """A bot that answered the position before answers the next one as a fresh bot does (``z=0``: the
     rollouts' best is played whenever it leads, so the answer follows the tapes), at the games' ends."""

@@ -211,3 +211,19 @@ def test_bad_games_are_refused_with_a_reason(td_vs_greedy: dict[str, Any]) -> No
     solo = play([bots.make("greedy")], seed=1)
     with pytest.raises(ValueError, match="solo"):
         review_game(solo["initial"], solo["actions"], solo["states"])
+
+
+def test_a_review_of_a_game_that_starts_after_a_circle() -> None:
+    """The td judge values ending the turn at a first position taken after a circle."""
+    game = Game.new(2, rng=5)
+    bot = bots.make("greedy")
+    while not (game.phase_name == "circle" and game.circles == 1):
+        game.step(bots.act_on_game(bot, game))
+    start, actions, states = game.clone(), [], []
+    while not game.over:
+        a = bots.act_on_game(bot, game)
+        game.step(a)
+        actions.append(a)
+        states.append(game.to_dict())
+    review = review_game(start, actions, states, value="td")
+    assert review["players"][0]["decisions"] + review["players"][1]["decisions"] == len(actions)

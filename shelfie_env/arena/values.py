@@ -20,7 +20,7 @@ import numpy as np
 
 from shelfie_env.arena.luck import MixedValue, turn_tables
 from shelfie_env.bots.learned.afterstate import SCORE_SCALE, AfterstateNet
-from shelfie_env.bots.learned.value import LearnedContext, load_value_bot, shipped_td_model
+from shelfie_env.bots.learned.value import LearnedContext, load_value_bot, shipped_td_model, stay_value
 from shelfie_env.bots.planner.evaluation import Context, Weights
 from shelfie_env.bots.planner.placements import FEASIBLE, SET_MASKS
 from shelfie_env.bots.planner.search import placement_values
@@ -62,7 +62,7 @@ class TDValue:
         ((values, block),) = self.net.turns_many([game])
         if game.num_players == 2:
             self._exact_last_turns(game, values, block.features, block.over, block.index)
-        return LearnedContext(game, values)
+        return LearnedContext(game, values, stay_value(self.net, game))
 
     def to_rank(self, value: float) -> float:
         """An action value of :meth:`context`'s search in rank-reward units (already are)."""

@@ -10,10 +10,17 @@ choice otherwise (so noise alone does not move it off a good move).
 Options (``rollout:rollouts=32,time=1``): ``policy`` (a bot spec of the base policy), ``rollouts``
 (per candidate action, at most), ``time`` (seconds a decision, at most), ``width`` (candidates),
 ``z`` and ``seed`` (its rollouts' dice tapes, independent of the game's dice).
+
+The rollouts of a decision are dealt dice tapes whose seeds are a hash of the position and
+``seed``, so a position gets the same rollouts, and the same move, whatever the bot was asked
+before (with a ``time`` budget that the ``rollouts`` budget reaches first: how many rollouts fit in
+a time budget depends on the machine).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time as _time
 from typing import Any
 
@@ -25,6 +32,8 @@ from shelfie_env.game.engine import Game
 
 _ROUND = 4
 """Rollouts a candidate gets per round."""
+_SEED_BASE = 70_000_000_000
+"""Rollout tapes start here, apart from every deal set's seeds."""
 
 
 class RolloutBot:
@@ -52,7 +61,7 @@ class RolloutBot:
         self.name = "rollout"
         self.spec = policy
         self.rollouts, self.time, self.width, self.z = rollouts, float(time), width, float(z)
-        self._next_seed = 70_000_000_000 + seed * 1_000_000_000
+        self.seed = seed
         self._policies: dict[int, BasePolicy] = {}
         self.last: dict[str, Any] = {}
         """The last decision's candidates, rollouts and values (for inspection)."""
@@ -83,10 +92,10 @@ class RolloutBot:
             return cands[0]
         parts: list[np.ndarray] = []
         done = 0
+        first = tape_seed(game, self.seed)
         while done < self.rollouts:
             k = min(_ROUND, self.rollouts - done)
-            seeds = list(range(self._next_seed, self._next_seed + k))
-            self._next_seed += k
+            seeds = list(range(first + done, first + done + k))
             t0 = _time.perf_counter()
             _, cor = simulate(game, cands, seeds, policy)
             parts.append(cor)
@@ -113,6 +122,13 @@ class RolloutBot:
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))
+
+
+def tape_seed(game: Game, seed: int) -> int:
+    """The first dice-tape seed of a decision's rollouts: a hash of the position and ``seed``."""
+    key = json.dumps(game.to_dict(), sort_keys=True, separators=(",", ":")).encode()
+    digest = hashlib.shake_256(f"rollout-{seed}|".encode() + key).digest(5)
+    return _SEED_BASE + int.from_bytes(digest, "little") * 1024
 
 
 def make_rollout(

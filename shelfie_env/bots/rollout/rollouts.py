@@ -131,7 +131,7 @@ class BasePolicy:
 
     def turns(self, games: Sequence[Game]) -> list[Turn]:
         """The :class:`Turn` of each game's turn (built from the game as it stands; cached by shelves)."""
-        keys = [(g.current, tuple(g.circled), tuple(g.crossed), g.phase == REROLL) for g in games]
+        keys = [(g.current, tuple(g.circled), tuple(g.crossed), g.phase == REROLL, g.circles > 0) for g in games]
         if len(self._turns) + len(set(keys)) > self.cache_size:
             self._turns.clear()
         todo = {k: g for k, g in zip(keys, games) if k not in self._turns}
