@@ -3,7 +3,7 @@
 ``shelfie play`` (:mod:`shelfie_env.play.terminal`) and ``shelfie replay``
 (:mod:`shelfie_env.play.replay`) need only the core package. The other
 subcommands (:data:`LAZY_COMMANDS`: ``serve``, ``arena``/``eval``, ``errors``,
-``train``, ``train-td``, ``bench``) live in their own modules (each with
+``levels``, ``rate``, ``train``, ``train-td``, ``bench``) live in their own modules (each with
 ``add_arguments(parser)`` and ``run(args) -> int``) and are imported only when
 that subcommand is invoked. A subcommand whose module (or one of its
 dependencies) is not installed still shows in ``--help`` and exits with status
@@ -36,6 +36,16 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "errors": (
         "shelfie_env.arena.analysis.error_rates",
         "a bot's error rate: value lost per decision against rollout-labelled positions",
+        "train",
+    ),
+    "levels": (
+        "shelfie_env.arena.ladder",
+        "the ladder: every level's error rate, rating and score against the level below; `levels measure` measures one",
+        "train",
+    ),
+    "rate": (
+        "shelfie_env.arena.rate_agent",
+        "rate a bot on the ladder: its rating and 95%% interval from games against the levels near it",
         "train",
     ),
     "train": (

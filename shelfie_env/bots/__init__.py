@@ -48,15 +48,26 @@ def register(name: str, factory: Callable[..., Bot]) -> None:
     _REGISTRY[name] = factory
 
 
+LEVEL_COUNT = 6
+"""The ladder's levels ``level-1`` … ``level-6`` (:mod:`.levels`), bots like the others."""
+_LEVEL_NAMES = [f"level-{n}" for n in range(1, LEVEL_COUNT + 1)]
+
+
 def available() -> list[str]:
     """Names :func:`make` accepts."""
-    return sorted(set(_BUILTIN) | set(_REGISTRY))
+    return sorted(set(_BUILTIN) | set(_REGISTRY)) + [n for n in _LEVEL_NAMES if n not in _REGISTRY]
 
 
 def factory(name: str) -> Callable[..., Bot]:
     """The factory :func:`make` calls for ``name``; ``ValueError`` lists the names there are."""
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name.startswith("level-"):
+        from shelfie_env.bots.levels import find_level, level_factory, level_names
+
+        if name not in _LEVEL_NAMES:
+            raise ValueError(f"unknown level {name!r}; the levels are {level_names()}")
+        return level_factory(find_level(name))
     target = _BUILTIN.get(name)
     if target is None:
         raise ValueError(f"unknown bot {name!r}; available: {', '.join(available())}")

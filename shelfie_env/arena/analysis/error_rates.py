@@ -4,7 +4,7 @@ On every labelled position (:mod:`.positions`) the bot chooses an action; its **
 rollout value of the best action minus that of the chosen one (rank-reward units for the player
 on turn: at two players 0.01 is half a point of score rate in one decision). The **error rate**
 is the mean loss over the positions, with a 95 % interval over positions, by phase, by table size,
-and the share of large errors (loss above :data:`LARGE`).
+and the shares of large errors (losses above :data:`LARGE` and above :data:`HUGE`).
 
 Each action's label is an unbiased rollout estimate, so the difference between two bots' error
 rates is unbiased. The best action's value is the largest of noisy estimates and so sits above
@@ -31,6 +31,8 @@ from shelfie_env.bots.rollout.rollouts import one_blas_thread
 from shelfie_env.game.engine import Game
 
 LARGE = 0.1
+HUGE = 0.25
+"""The two thresholds of the large-error shares: losses above 0.1 and above 0.25 (a blunder)."""
 """A large error: a decision that loses more than this (rank reward; at two players 5 points of score rate)."""
 
 
@@ -43,6 +45,7 @@ def _summary(losses: np.ndarray) -> dict[str, Any]:
         "error_rate": mean,
         "ci95": [mean - 1.96 * sd / np.sqrt(n), mean + 1.96 * sd / np.sqrt(n)] if n > 1 else [mean, mean],
         "large_share": float((losses > LARGE).mean()) if n else float("nan"),
+        "huge_share": float((losses > HUGE).mean()) if n else float("nan"),
     }
 
 
@@ -72,13 +75,13 @@ def error_rates(
         raise ValueError(f"no labelled {part} positions at {players} players in {source}")
     name = bot if isinstance(bot, str) else getattr(bot, "name", type(bot).__name__)
     bots = _bots(bot, sorted({r["players"] for r in records}))
-    losses, best, phases, sizes, clock = [], [], [], [], 0.0
+    losses, best, phases, sizes, clock = [], [], [], [], []
     for rec in records:
         lab = rec["label"]
         game = Game.from_dict(rec["state"])
         t0 = time.perf_counter()
         action = act_on_game(bots[rec["players"]](), game)
-        clock += time.perf_counter() - t0
+        clock.append(time.perf_counter() - t0)
         if action not in lab["actions"]:
             raise ValueError(f"{name} played {action} in position {rec['id']}, not a legal action there")
         v = np.array(lab["value"])
@@ -91,8 +94,10 @@ def error_rates(
     out: dict[str, Any] = {"bot": name, "players": players, "part": part, "positions_file": source}
     out.update(_summary(loss))
     out["large_threshold"] = LARGE
+    out["huge_threshold"] = HUGE
     out["best_share"] = float(np.mean(best))
-    out["ms_per_decision"] = 1000 * clock / len(records)
+    out["ms_per_decision"] = 1000 * float(np.mean(clock))
+    out["ms_median"] = 1000 * float(np.median(clock))
     out["by_phase"] = {
         ph: _summary(loss[[p == ph for p in phases]]) for ph in ("reroll", "circle", "cross") if ph in phases
     }
@@ -136,9 +141,9 @@ def format_report(r: dict[str, Any]) -> str:
     lines = [
         f"{r['bot']}: error rate {r['error_rate']:.4f} [{lo:.4f}, {hi:.4f}] per decision over "
         f"{r['positions']} {r['part']} positions ({r['players'] or 'all'} players); "
-        f"large errors (> {r['large_threshold']}) {100 * r['large_share']:.1f} %, "
-        f"the label's best {100 * r['best_share']:.1f} %, "
-        f"{r['ms_per_decision']:.1f} ms a decision"
+        f"losses > {r['large_threshold']} {100 * r['large_share']:.1f} % and > {r['huge_threshold']} "
+        f"{100 * r['huge_share']:.1f} % of decisions, the label's best {100 * r['best_share']:.1f} %, "
+        f"{r['ms_median']:.1f} ms a decision (median)"
     ]
     for key in ("by_phase", "by_players"):
         for k, s in r[key].items():
@@ -170,4 +175,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["LARGE", "error_rates", "format_report"]
+__all__ = ["HUGE", "LARGE", "error_rates", "format_report"]

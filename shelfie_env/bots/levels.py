@@ -1,0 +1,186 @@
+"""The ladder's levels: ``level-1`` (beginner) … ``level-6`` (master), at two, three and four players.
+
+Every level plays the shipped ``td`` network of its table size (the after-state values and the
+planner's exact search over the dice). The top level plays its best action; each level below
+adds noise to the value of every legal action and plays the best noisy value among the actions
+it values within ``cap`` of its best:
+
+* **small errors, not absurd ones**: the noise is Gaussian with sd ``sigma`` (rank-reward units),
+  and an action the network values more than ``cap`` below its best is never played, so a weak
+  level makes many small mistakes and no blunder it can see (an ε-mix of a strong bot and random
+  moves makes rare huge ones instead);
+* **one fixed policy**: the noise is a function of the position and the level (a hash of the
+  state dict), so the same position always gets the same move, at every replay and on every
+  machine.
+
+The parameters of each level were chosen on the ``selection`` positions (docs/levels.md has the
+error rates and ratings measured on the ``test`` deals and positions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from shelfie_env.game.engine import Game
+
+
+@dataclass(frozen=True)
+class Level:
+    """One rung of the ladder: its number, its name and the noise it plays with."""
+
+    number: int
+    name: str
+    sigma: float
+    """Sd of the Gaussian noise on every action's value (rank reward); 0: no noise."""
+    cap: float
+    """Largest gap below its best value the level ever plays (rank reward)."""
+
+    @property
+    def spec(self) -> str:
+        return f"level-{self.number}"
+
+    def describe(self) -> str:
+        """What the level plays, in a few words."""
+        if self.sigma == 0:
+            return "td"
+        return f"td, noise sd {self.sigma:g}, within {self.cap:g} of its best"
+
+
+LEVELS: tuple[Level, ...] = (
+    Level(1, "beginner", 1.0, 0.25),
+    Level(2, "casual", 0.4, 0.2),
+    Level(3, "intermediate", 0.4, 0.15),
+    Level(4, "advanced", 0.1, 0.15),
+    Level(5, "expert", 0.05, 0.1),
+    Level(6, "master", 0.0, 0.0),
+)
+"""The ladder, weakest first; every table size (2, 3 and 4 players) has all of it."""
+
+TABLE_SIZES = (2, 3, 4)
+"""Table sizes with a ladder (each has its own shipped ``td`` network)."""
+
+_SPEC = re.compile(r"^level-(.+)$")
+_NORMAL = NormalDist()
+
+
+def level_names() -> str:
+    """``level-1 (beginner), …``: the levels there are, for messages."""
+    return ", ".join(f"{lv.spec} ({lv.name})" for lv in LEVELS)
+
+
+def find_level(text: str | int) -> Level:
+    """The level named ``text``: ``level-3``, ``3`` or ``intermediate``; ``ValueError`` lists the levels."""
+    key = str(text).strip().lower()
+    found = _SPEC.match(key)
+    key = found.group(1) if found else key
+    for lv in LEVELS:
+        if key in (str(lv.number), lv.name):
+            return lv
+    raise ValueError(f"no level {str(text)!r}; the levels are {level_names()}")
+
+
+def check_players(num_players: int) -> None:
+    """``ValueError`` unless the ladder has a table of ``num_players``."""
+    if num_players not in TABLE_SIZES:
+        sizes = ", ".join(map(str, TABLE_SIZES))
+        raise ValueError(f"the ladder has tables of {sizes} players, not {num_players}")
+
+
+def noise(state: dict[str, Any], level: Level) -> np.ndarray:
+    """The level's noise of one position: a standard normal per action id (120), from a hash of the
+    state dict and the level (SHAKE-256 bytes through the normal quantile: the same on every run,
+    machine and numpy version)."""
+    key = json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
+    raw = np.frombuffer(hashlib.shake_256(level.spec.encode() + b"|" + key).digest(8 * 120), dtype="<u8")
+    uniform = (raw.astype(np.float64) + 0.5) / 2.0**64
+    return np.array([_NORMAL.inv_cdf(u) for u in np.clip(uniform, 1e-15, 1 - 1e-15)])
+
+
+def noisy_choice(values: dict[int, float], z: np.ndarray, level: Level) -> int:
+    """The action of highest ``value + sigma * z`` among those valued within ``cap`` of the best."""
+    actions = np.fromiter(values, dtype=np.int64)
+    v = np.fromiter(values.values(), dtype=np.float64)
+    scored = np.where(v >= v.max() - level.cap, v + level.sigma * z[actions], -np.inf)
+    return int(actions[int(np.argmax(scored))])
+
+
+class LevelBot:
+    """``level-N``: the shipped ``td`` network of the table, with the level's noise (module doc)."""
+
+    def __init__(self, level: Level, num_players: int | None = None) -> None:
+        if num_players is not None:
+            check_players(num_players)
+        self.level = level
+        self.name = level.spec
+        self.num_players = num_players
+        self._td: dict[int, Any] = {}
+
+    def base(self, num_players: int) -> Any:
+        """The shipped ``td`` bot of ``num_players``."""
+        bot = self._td.get(num_players)
+        if bot is None:
+            from shelfie_env.bots.learned.value import make_td
+
+            check_players(num_players)
+            bot = self._td[num_players] = make_td(num_players=num_players)
+        return bot
+
+    def act_game(self, game: Game) -> int:
+        if self.num_players is not None and game.num_players != self.num_players:
+            raise ValueError(
+                f"{self.name} was built for {self.num_players}-player games, the game has {game.num_players}"
+            )
+        if game.over:
+            raise ValueError("no legal action: the game is over")
+        td = self.base(game.num_players)
+        if self.level.sigma == 0:
+            return int(td.act_game(game))
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        from shelfie_env.bots.planner.search import action_values
+
+        values = action_values(game, ctx=td.context(game))
+        return noisy_choice(values, noise(game.to_dict(), self.level), self.level)
+
+    def act(self, state: dict[str, Any]) -> int:
+        return self.act_game(Game.from_dict(state))
+
+
+def make_level(name: str, num_players: int | None = None) -> LevelBot:
+    """The bot of level ``name`` (``level-3``, ``3`` or ``intermediate``)."""
+    return LevelBot(find_level(name), num_players)
+
+
+def level_factory(level: Level) -> Any:
+    """``bots.make("level-N", num_players=None)``."""
+
+    def build(num_players: int | None = None) -> LevelBot:
+        return LevelBot(level, num_players)
+
+    build.__name__ = f"make_{level.spec.replace('-', '_')}"
+    build.__doc__ = f"{level.spec} ({level.name}): {level.describe()}."
+    build.table_sizes = lambda: TABLE_SIZES  # type: ignore[attr-defined]
+    return build
+
+
+__all__ = [
+    "LEVELS",
+    "TABLE_SIZES",
+    "Level",
+    "LevelBot",
+    "check_players",
+    "find_level",
+    "level_factory",
+    "level_names",
+    "make_level",
+    "noise",
+    "noisy_choice",
+]
