@@ -1,7 +1,8 @@
 """The ``shelfie`` console command.
 
-``shelfie play`` (:mod:`shelfie_env.play.terminal`) and ``shelfie replay``
-(:mod:`shelfie_env.play.replay`) need only the core package. The other
+``shelfie play`` (:mod:`shelfie_env.play.terminal`), ``shelfie replay``
+(:mod:`shelfie_env.play.replay`) and ``shelfie rating`` (:mod:`shelfie_env.play.rating_cli`)
+need only the core package. The other
 subcommands (:data:`LAZY_COMMANDS`: ``serve``, ``arena``/``eval``, ``errors``,
 ``levels``, ``rate``, ``train``, ``train-td``, ``bench``) live in their own modules (each with
 ``add_arguments(parser)`` and ``run(args) -> int``) and are imported only when
@@ -21,6 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
+from shelfie_env.play import rating_cli
 from shelfie_env.play.replay import add_replay_arguments, run_replay
 from shelfie_env.play.terminal import HELP, add_play_arguments, run_play
 
@@ -102,6 +104,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="show a saved replay file", description="Show a saved replay.")
     add_replay_arguments(replay)
     replay.set_defaults(_run=run_replay, _parser=replay)
+    rating = sub.add_parser(
+        "rating",
+        help="your rating from the games you played against the levels (shelfie play --level N)",
+        description="Your rating (Glicko-2 on the ladder's scale, greedy = 1500) with its uncertainty, "
+        "and your latest games with the change each made.",
+    )
+    rating_cli.add_arguments(rating)
+    rating.set_defaults(_run=rating_cli.run, _parser=rating)
     for name, (_module_name, help_text, _) in LAZY_COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
         sp.set_defaults(_parser=sp)

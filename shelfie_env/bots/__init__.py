@@ -99,6 +99,8 @@ def check_name(name: str, *, tape: bool = False) -> None:
     ``tape``: the game is dealt from a dice tape (the arena), so bots that read the dice ahead may
     sit; otherwise they are refused and the list names only :func:`table_bots`.
     """
+    if name.startswith("level-") and name not in _LEVEL_NAMES:
+        factory(name)  # raises the message that lists the levels
     names = available() if tape else table_bots()
     if name not in available():
         where = "available" if tape else "bots for a table"

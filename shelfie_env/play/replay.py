@@ -4,7 +4,8 @@ Reads the files ``shelfie play --save`` writes and the web table's downloads (th
 format, and how tolerantly it is read: :mod:`shelfie_env.play.replay_format`). Every
 move is checked against the rules and the stored positions
 (:mod:`shelfie_env.game.replay_check`); the first that fails stops the replay with its
-number and why. ``--review`` adds the review of :mod:`shelfie_env.play.review_text`.
+number and why. ``--review`` adds the review of :mod:`shelfie_env.play.review_text`, with
+each player's error rate as a rating (:mod:`shelfie_env.play.error_rating`).
 """
 
 from __future__ import annotations
@@ -81,13 +82,15 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None, command: str
         return fail("a replay needs 'states' or 'initial_state'", command)
     out.write(text)
     if getattr(args, "review", False):
+        from shelfie_env.play.error_rating import error_ratings
         from shelfie_env.play.review_text import render_review, replay_review
 
+        value = getattr(args, "review_value", "td")
         try:
-            review = replay_review(data, moves, getattr(args, "review_value", "td"))
+            review = replay_review(data, moves, value)
         except (ValueError, OSError) as exc:
             return fail(f"cannot review {args.file}: {exc}", command)
-        out.write("\n" + render_review(review))
+        out.write("\n" + render_review(review, error_ratings(review, value)))
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Luck per turn for each player, each player's raw and luck-adjusted result with
 their decisions' total regret, and the three biggest mistakes with the better
-move, as a backgammon player reads gnubg's analysis.
+move, as a backgammon player reads gnubg's analysis; then each player's error rate
+as a rating, with the level to play next (:mod:`shelfie_env.play.error_rating`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ def _win_points(regret: float, players: int) -> str:
     )
 
 
-def render_review(review: dict[str, Any]) -> str:
-    """The review as text: luck per turn, the results and the biggest mistakes."""
+def render_review(review: dict[str, Any], rated: dict[str, Any] | None = None) -> str:
+    """The review as text: luck per turn, the results and the biggest mistakes; then, with
+    ``rated`` (:func:`~shelfie_env.play.error_rating.error_ratings`), the ratings of the error rates."""
     players = review["players"]
     n = review["num_players"]
     names = [_cut(p["name"]) for p in players]
@@ -97,26 +99,7 @@ def render_review(review: dict[str, Any]) -> str:
             "their share of the rivals'):"
         ),
     ]
-    head = ["player", "score", "result", "luck", "adjusted", "decisions", "regret", "mistakes", "blunders"]
-    rows = [
-        [
-            names[i],
-            str(p["score"]),
-            _signed(p["result"]),
-            _signed(p["luck"]),
-            _signed(p["adjusted"]),
-            str(p["decisions"]),
-            f"{p['regret']:.2f}",
-            str(p["mistakes"]),
-            str(p["blunders"]),
-        ]
-        for i, p in enumerate(players)
-    ]
-    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
-    for r in [head, *rows]:
-        lines.append(
-            "  ".join(r[0].ljust(widths[0]) if c == 0 else r[c].rjust(widths[c]) for c in range(len(r)))
-        )
+    lines += _results(players, names)
     lines += [
         *_prose(
             f"(regret: the best move's value minus the value of the move played, summed over the "
@@ -138,7 +121,35 @@ def render_review(review: dict[str, Any]) -> str:
                 f"   better {m['better']}",
                 f"   regret {m['regret']:.3f}{_win_points(m['regret'], n)}",
             ]
+    if rated is not None:
+        from shelfie_env.play.error_rating import text_lines
+
+        lines += ["", *text_lines(rated, n)]
     return "\n".join(lines) + "\n"
+
+
+def _results(players: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """The results table: one line per player, numbers right-aligned under their heads."""
+    head = ["player", "score", "result", "luck", "adjusted", "decisions", "regret", "mistakes", "blunders"]
+    rows = [
+        [
+            names[i],
+            str(p["score"]),
+            _signed(p["result"]),
+            _signed(p["luck"]),
+            _signed(p["adjusted"]),
+            str(p["decisions"]),
+            f"{p['regret']:.2f}",
+            str(p["mistakes"]),
+            str(p["blunders"]),
+        ]
+        for i, p in enumerate(players)
+    ]
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
+    return [
+        "  ".join(r[0].ljust(widths[0]) if c == 0 else r[c].rjust(widths[c]) for c in range(len(r)))
+        for r in [head, *rows]
+    ]
 
 
 def _prose(text: str) -> list[str]:

@@ -6,7 +6,8 @@ spelling, and a typo gets an error that says what would work. After each
 move the game says what it caused (a lockout, the last round, why the turn
 ended). At a terminal the prompt has line editing, history and Tab completion
 (``readline``); a pipe is read line by line. Bots load without torch, so the
-first prompt comes in about a second.
+first prompt comes in about a second. ``--level N`` seats the ladder's level N at every bot
+seat, and the finished game is rated (:mod:`.terminal_rating`, ``shelfie rating``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from shelfie_env.game.render import dice_words, player_label
 from shelfie_env.play import options
 from shelfie_env.play.command_line import fail, shelfie_command, use_color
 from shelfie_env.play.labels import bot_label
+from shelfie_env.play.ladder_levels import is_level, table_level
 from shelfie_env.play.layout import final_report, table_text, terminal_width, wrap, wrap_list
 from shelfie_env.play.narration import Voice, notices
 from shelfie_env.play.replay import run_replay
@@ -313,9 +315,17 @@ class TerminalGame:
     """Every move played, as ``(seat, action)``."""
     states: list[dict[str, Any]] = field(default_factory=list)
     """The state after each move."""
+    hinted: bool = False
+    """Whether the person was shown a hint (the game is then unrated)."""
+    rated: bool = False
+    """Whether the finished game goes to the ratings store (a hint then says that it unrates it)."""
+    start_rng: dict[str, Any] | None = field(init=False)
+    """The dice generator's state the game began with (None: not a numpy generator)."""
 
     def __post_init__(self) -> None:
         self.start = self.game.to_dict()
+        bits = getattr(self.game.rng, "bit_generator", None)
+        self.start_rng = None if bits is None else bits.state
 
     @property
     def names(self) -> list[str]:
@@ -501,6 +511,9 @@ class TerminalGame:
         except Exception as exc:  # advice must never end the game
             self.say(f"The hint engine failed: {exc}")
             return
+        if self.rated and not self.hinted:
+            self.say("(You asked for a hint: this game is now unrated.)")
+        self.hinted = True
         self.say("Hints (best first):")
         width = self.columns()
         for i, h in enumerate(hints, 1):
@@ -568,7 +581,7 @@ def _load_bot(spec: str, seed: int | None, players: int) -> Any:
         kwargs.setdefault("seed", seed)
     if "path" not in kwargs:
         bots.check_table(name, players)
-    if name in ("ppo", "td") and "path" not in kwargs:
+    if (name in ("ppo", "td") or is_level(name)) and "path" not in kwargs:
         kwargs.setdefault("num_players", players)
     try:
         bot = bots.make(name, **kwargs)
@@ -615,6 +628,13 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"bot spec for every opponent seat, e.g. planner or ppo:path=my.npz (default: {DEFAULT_BOT}, "
         "the shipped self-taught bot for the table's size)",
     )
+    who.add_argument(
+        "--level",
+        default=None,
+        metavar="N",
+        help="every opponent seat plays this level of the ladder: 1-6, level-3 or a name (beginner, casual, "
+        "intermediate, advanced, expert, master); the game is rated (see 'shelfie rating')",
+    )
     parser.add_argument(
         "--seat", type=options.seat, default=1, help="your seat, 1-based (seat 1 starts; default 1)"
     )
@@ -645,10 +665,78 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         help="when the game ends (or you leave it), save it to FILE as a replay JSON, the web table's "
         "download format: watch it with 'shelfie replay FILE', review it with '--review'",
     )
+    parser.add_argument(
+        "--no-rating",
+        action="store_true",
+        help="keep a finished game against the levels out of the ratings store (it is not rated)",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        default=None,
+        help="the ratings store, the web table's database (default: the one 'shelfie serve' uses)",
+    )
+
+
+class SetupError(ValueError):
+    """A table ``shelfie play`` cannot set up (the message is the error line)."""
+
+
+def _opponents(args: argparse.Namespace) -> tuple[list[str], int, str]:
+    """The opponents' bot specs, the table size and the option that named them."""
+    listed = getattr(args, "opponent", None)
+    if args.opponents is not None or listed:
+        option = "--opponent" if listed else "--opponents"
+        names = listed or [n.strip() for n in args.opponents.split(",") if n.strip()]
+        if not names:
+            raise SetupError("--opponents needs at least one bot name, e.g. --opponents greedy")
+        players = len(names) + 1
+        if players > MAX_PLAYERS:
+            raise SetupError(f"{option}: at most {MAX_PLAYERS - 1} opponents, got {players - 1}")
+        if args.players is not None and args.players != players:
+            raise SetupError(f"--players {args.players} does not match {len(names)} opponents (+ you = {players})")
+        return names, players, option
+    players = 2 if args.players is None else args.players
+    if not 1 <= players <= MAX_PLAYERS:
+        raise SetupError(f"--players must be 1-{MAX_PLAYERS}, got {players}")
+    level = getattr(args, "level", None)
+    if level is not None:
+        try:
+            spec = table_level(level, players).spec
+        except ValueError as exc:
+            raise SetupError(f"--level {level}: {exc}") from None
+        return [spec] * (players - 1), players, "--level"
+    option = "--bot" if args.bot else "the default opponent"
+    return [args.bot or DEFAULT_BOT] * (players - 1), players, option
+
+
+def _seats(args: argparse.Namespace, names: list[str], players: int, option: str) -> list[Seat]:
+    """The table's seats: the person at ``--seat``, the bots ``names`` at the others (one loaded
+    bot for every seat of the default opponent or of a level)."""
+    human = args.seat - 1
+    seats: list[Seat] = []
+    shared: dict[str, Any] = {}
+    it = iter(names)
+    for p in range(players):
+        if p == human:
+            seats.append(Seat(f"{args.name} (player {p + 1})" if args.name else f"player {p + 1}"))
+            continue
+        bot_name = next(it)
+        try:
+            bot = shared.get(bot_name)
+            if bot is None:
+                bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p, players)
+                if option in ("the default opponent", "--level"):
+                    shared[bot_name] = bot
+        except (ValueError, ImportError) as exc:
+            raise SetupError(f"{option}: bot {bot_name!r} cannot play this table: {exc}") from None
+        seats.append(Seat(f"{bot_label(bot_name)} (player {p + 1})", bot, bot_name))
+    return seats
 
 
 def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    """``shelfie play``: set the table up and play."""
+    """``shelfie play``: set the table up and play; a finished game against the levels goes to
+    the ratings store (:mod:`.terminal_rating`) unless ``--no-rating``."""
     inp = sys.stdin if inp is None else inp
     out = sys.stdout if out is None else out
     save = getattr(args, "save", None)
@@ -658,62 +746,30 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
                 "--save saves a game played here and --replay shows a saved one: give one of them", "play"
             )
         return run_replay(argparse.Namespace(file=args.replay, no_color=args.no_color), out, command="play")
-    listed = getattr(args, "opponent", None)
-    if args.opponents is not None or listed:
-        option = "--opponent" if listed else "--opponents"
-        names = listed or [n.strip() for n in args.opponents.split(",") if n.strip()]
-        if not names:
-            return fail("--opponents needs at least one bot name, e.g. --opponents greedy", "play")
-        players = len(names) + 1
-        if players > MAX_PLAYERS:
-            return fail(f"{option}: at most {MAX_PLAYERS - 1} opponents, got {players - 1}", "play")
-        if args.players is not None and args.players != players:
-            return fail(
-                f"--players {args.players} does not match {len(names)} opponents (+ you = {players})", "play"
-            )
-    else:
-        players = 2 if args.players is None else args.players
-        if not 1 <= players <= MAX_PLAYERS:
-            return fail(f"--players must be 1-{MAX_PLAYERS}, got {players}", "play")
-        option = "--bot" if args.bot else "the default opponent"
-        names = [args.bot or DEFAULT_BOT] * (players - 1)
-    if not 1 <= args.seat <= players:
-        return fail(f"--seat must be 1-{players}, got {args.seat}", "play")
-    if args.seed is not None and args.seed < 0:
-        return fail(f"--seed must be 0 or more, got {args.seed}", "play")
-    human = args.seat - 1
-    seats: list[Seat] = []
-    shared: dict[str, Any] = {}  # the default opponent plays every seat from one loaded model
-    it = iter(names)
-    for p in range(players):
-        if p == human:
-            label = f"{args.name} (player {p + 1})" if args.name else f"player {p + 1}"
-            seats.append(Seat(label))
-            continue
-        bot_name = next(it)
-        try:
-            if bot_name in shared:
-                bot = shared[bot_name]
-            else:
-                bot = _load_bot(bot_name, None if args.seed is None else args.seed + 1000 * p, players)
-                if option == "the default opponent":
-                    shared[bot_name] = bot
-        except (ValueError, ImportError) as exc:
-            return fail(f"{option}: bot {bot_name!r} cannot play this table: {exc}", "play")
-        seats.append(Seat(f"{bot_label(bot_name)} (player {p + 1})", bot, bot_name))
+    try:
+        names, players, option = _opponents(args)
+        if not 1 <= args.seat <= players:
+            raise SetupError(f"--seat must be 1-{players}, got {args.seat}")
+        if args.seed is not None and args.seed < 0:
+            raise SetupError(f"--seed must be 0 or more, got {args.seed}")
+        seats = _seats(args, names, players, option)
+        keeper = _keeper(args, seats)
+    except SetupError as exc:
+        return fail(str(exc), "play")
     game = Game.new(players, rng=args.seed)
     interactive = bool(getattr(inp, "isatty", lambda: False)())
     to_terminal = bool(getattr(out, "isatty", lambda: False)())
     tg = TerminalGame(
         game,
         seats,
-        human,
+        args.seat - 1,
         inp,
         out,
         color=use_color(args, out),
         echo=not interactive,
         person_name=args.name,
         width=terminal_width if to_terminal else None,
+        rated=keeper is not None,
     )
     save_history: Callable[[], None] | None = None
     if interactive and inp is sys.stdin and out is sys.stdout:
@@ -724,12 +780,30 @@ def run_play(args: argparse.Namespace, inp: TextIO | None = None, out: TextIO | 
         tg.say("Type 'help' for the commands" + (" (arrow keys recall earlier ones)." if tg.reader else "."))
     try:
         status = tg.play()
+        if keeper is not None and tg.game.over:
+            tg.say(wrap(keeper.keep(tg), tg.columns(), "  "))
     finally:
+        if keeper is not None:
+            keeper.close()
         if save_history is not None:
             save_history()
         if save:
             status = _save(tg, save)
     return status
+
+
+def _keeper(args: argparse.Namespace, seats: list[Seat]) -> Any:
+    """The ratings store the game goes to (:class:`.terminal_rating.Keeper`), opened now so that a
+    store that cannot be used is said before the game; None: the game is not rated (no level at
+    the table, or ``--no-rating``)."""
+    if getattr(args, "no_rating", False) or not any(is_level(s.bot_name) for s in seats if s.bot is not None):
+        return None
+    from shelfie_env.play.terminal_rating import Keeper
+
+    try:
+        return Keeper.open(getattr(args, "db", None))
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
 
 
 def _save(tg: TerminalGame, path: str) -> int:

@@ -8,7 +8,7 @@ asked for) and stops it at shutdown.
 API (all JSON; errors are ``{"error": code, "message": text}`` with a 4xx status):
 
 =======  ===============================  ==============================================
-GET      /api/meta                        bot names, whether hints exist, limits
+GET      /api/meta                        bot names, levels and ratings, hints?, limits
 POST     /api/games                       ``{"seats": [...]}`` -> first view + tokens/links
 GET      /api/games/{id}?since=N          public view, with the moves from index N
 POST     /api/games/{id}/actions          ``{"seat", "token", "action", "expect"}``
@@ -18,6 +18,9 @@ POST     /api/games/{id}/rematch          ``{"seat", "token"}`` -> the rematch (
 GET      /api/games/{id}/rematch          whether the finished game has a rematch yet
 GET      /api/games/{id}/replay           replay JSON of a finished game
 GET      /api/games/{id}/review           luck, regrets and mistakes of a finished game
+GET      /api/games/{id}/error-rating     each player's error rate as a rating, the next level
+POST     /api/games/{id}/join             ``{"seat", "token", "person"}``: who plays the seat
+POST     /api/person                      ``{"person"}`` -> the person's ratings and games
 =======  ===============================  ==============================================
 
 The routes are :mod:`~shelfie_env.play.web.routes`, the bodies they take
@@ -30,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -40,6 +42,7 @@ from starlette.middleware import Middleware
 
 from shelfie_env import bots as bots_module
 from shelfie_env.play.web.bodies import MAX_BODY, BodyLimit
+from shelfie_env.play.web.database import default_db_path
 from shelfie_env.play.web.errors_http import HANDLERS
 from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.housekeeping import Expiry
@@ -58,17 +61,6 @@ EXPIRE_DAYS = 30.0
 DAY_S = 86400.0
 
 log = logging.getLogger("shelfie_env.play.web")
-
-
-def default_db_path() -> Path:
-    """Where ``shelfie serve`` keeps its games unless ``--db`` says otherwise: the user's data
-    directory (``$XDG_DATA_HOME``, else ``~/.local/share``; ``%LOCALAPPDATA%`` on Windows),
-    ``shelfie-env/games.sqlite3``, so no database lands in the working directory."""
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        base = Path(os.environ["LOCALAPPDATA"])
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "shelfie-env" / "games.sqlite3"
 
 
 def learned_bots() -> tuple[tuple[str, int], ...]:

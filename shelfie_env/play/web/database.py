@@ -13,14 +13,17 @@ happens to fill it, so no move waits for a checkpoint.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
+from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2 added ``games.initial_rng`` (the dice generator's state at the start, so a game's dice can be replayed),
-3 ``games.rematch`` (the id of the game its players started after it)."""
-KNOWN_VERSIONS = (0, 1, 2, SCHEMA_VERSION)
+3 ``games.rematch`` (the id of the game its players started after it), 4 the people's ratings
+(``ratings``, ``rating_history``, ``rated_games``: :mod:`~.ratings_store`)."""
+KNOWN_VERSIONS = (0, 1, 2, 3, SCHEMA_VERSION)
 """The schema versions a file may have to be opened (0: a new file)."""
 
 SCHEMA = """
@@ -47,7 +50,50 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (game_id, idx)
 );
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
+CREATE TABLE IF NOT EXISTS ratings (
+    person TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    rating REAL NOT NULL,
+    rd REAL NOT NULL,
+    volatility REAL NOT NULL,
+    games INTEGER NOT NULL,
+    updated REAL NOT NULL,
+    PRIMARY KEY (person, players)
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    person TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    rated INTEGER NOT NULL,
+    reason TEXT,
+    before REAL,
+    after REAL,
+    rd REAL,
+    change REAL,
+    time REAL NOT NULL,
+    summary TEXT NOT NULL,
+    PRIMARY KEY (person, game_id)
+);
+CREATE INDEX IF NOT EXISTS rating_history_time ON rating_history(person, time);
+CREATE TABLE IF NOT EXISTS rated_games (
+    game_id TEXT PRIMARY KEY,
+    time REAL NOT NULL,
+    outcome TEXT
+);
 """
+
+
+def default_db_path() -> Path:
+    """Where the games (and the people's ratings) are kept unless ``--db`` says otherwise: the
+    user's data directory (``$XDG_DATA_HOME``, else ``~/.local/share``; ``%LOCALAPPDATA%`` on
+    Windows), ``shelfie-env/games.sqlite3``, so no database lands in the working directory.
+    ``shelfie serve``, ``shelfie play`` and ``shelfie rating`` share it."""
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "shelfie-env" / "games.sqlite3"
 
 
 class DatabaseInUseError(RuntimeError):
@@ -96,12 +142,9 @@ def open_writer(path: str, write_timeout: float, own_checkpoints: bool) -> tuple
 
 
 def _set_up(db: sqlite3.Connection, path: str, write_timeout: float, own_checkpoints: bool) -> int:
+    """Check the file (nothing is written to one that is refused), then set the connection up."""
     try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
         db.execute(f"PRAGMA busy_timeout={max(0, int(write_timeout * 1000))}")
-        if own_checkpoints:
-            db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
         check = [r[0] for r in db.execute("PRAGMA quick_check").fetchall()]
         version = db.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError as exc:
@@ -111,7 +154,14 @@ def _set_up(db: sqlite3.Connection, path: str, write_timeout: float, own_checkpo
             f"{path} is damaged (quick_check: {'; '.join(check[:3])}); restore a copy or use another --db"
         )
     if version not in KNOWN_VERSIONS:
-        raise RuntimeError(f"{path}: database schema version {version}, this server knows {SCHEMA_VERSION}")
+        raise RuntimeError(
+            f"{path}: database schema version {version}, this version of shelfie knows {SCHEMA_VERSION} "
+            "(a newer shelfie wrote it); nothing was changed"
+        )
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")  # a stored move survives a power loss too
+    if own_checkpoints:
+        db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
     return version
 
 
@@ -125,6 +175,11 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         db.execute("ALTER TABLE games ADD COLUMN initial_rng TEXT")
     if "rematch" not in columns:  # before version 3: no game has a rematch yet
         db.execute("ALTER TABLE games ADD COLUMN rematch TEXT")
+    if version < 4:  # games finished before ratings were kept are not rated later
+        db.execute(
+            "INSERT OR IGNORE INTO rated_games (game_id, time, outcome)"
+            " SELECT id, updated, NULL FROM games WHERE status='over'"
+        )
     db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
@@ -171,6 +226,7 @@ class Transaction:
 
 
 __all__ = [
+    "KNOWN_VERSIONS",
     "SCHEMA_VERSION",
     "DamagedDatabaseError",
     "DatabaseInUseError",
@@ -178,6 +234,7 @@ __all__ = [
     "Transaction",
     "checkpoints",
     "claim",
+    "default_db_path",
     "migrate",
     "open_reader",
     "open_writer",

@@ -67,7 +67,9 @@ class Lobby:
         session = Session(game_id, seats, game, rng, 0, LiveLog(0, first))
         with storage_busy("the table was not opened, try again"):
             save(game_id, seats, first, rng_state(rng), "over" if game.over else "active")
-        if not game.over:
+        if game.over:  # a table opened at a finished position (a Python caller's)
+            self.sessions.finished(game_id)
+        else:
             self.sessions.add(session)
         with session.lock:
             self.wake(session)

@@ -1,5 +1,6 @@
 """A person's requests at a table: actions, resignations and hints, each checked against the
-seat's token and the game's position (the bots' moves are :mod:`.botturns`)."""
+seat's token and the game's position (the bots' moves are :mod:`.botturns`). A seat that asks
+for a hint is marked ``hinted`` in the stored seat list: its game is not rated for that person."""
 
 from __future__ import annotations
 
@@ -121,6 +122,7 @@ class Moves:
         seats[seat]["resigned"] = True
         with storage_busy("the game goes on, send it again"):
             self.sessions.store.resign(session.id, session.num_moves, seats)
+        self.sessions.finished(session.id)  # rated before any reader finds it over
         session.evicted = True  # the game is over: later requests read it from the store
         self.sessions.drop(session)
         return session.num_moves
@@ -145,7 +147,16 @@ class Moves:
                 raise GameOver("the game is over")
             if seat != session.game.current:
                 raise NotYourTurn(f"it is seat {session.game.current}'s turn")
+            self._mark_hinted(session, seat)
             return session.game.to_dict()
+
+    def _mark_hinted(self, session: Session, seat: int) -> None:
+        """Store that ``seat`` asked for a hint (its lock held): the game is then unrated for its person."""
+        if session.seats[seat].get("hinted"):
+            return
+        with storage_busy("no hint was given, ask again"):
+            self.sessions.store.set_seat_field(session.id, seat, "hinted", True)
+        session.seats[seat]["hinted"] = True
 
 
 def _repeat_since(move: MoveBody) -> int:

@@ -108,6 +108,12 @@ class SoloGame(GameStateConflict):
     code = "solo_game"
 
 
+class SeatTaken(GameStateConflict):
+    """A person joining a seat another player holds, or a second seat of the same table."""
+
+    code = "seat_taken"
+
+
 class RematchGone(GameStateConflict):
     """A rematch deleted while it was asked for."""
 
@@ -155,6 +161,7 @@ __all__ = [
     "RateLimited",
     "Refused",
     "RematchGone",
+    "SeatTaken",
     "SoloGame",
     "StaleMove",
     "StorageBusy",

@@ -15,7 +15,7 @@ from shelfie_env.play.web.lobby import Lobby
 from shelfie_env.play.web.records import GameRow
 from shelfie_env.play.web.refusals import GameNotFound, GameNotOver, RematchGone
 from shelfie_env.play.web.schemas import RematchBody
-from shelfie_env.play.web.seats import BotShelf, seat_holder, seat_links, seat_map
+from shelfie_env.play.web.seats import GAME_ONLY, BotShelf, seat_holder, seat_links, seat_map
 from shelfie_env.play.web.sessions import MAX_ID, SessionTable
 from shelfie_env.play.web.store import GameStore, RematchTakenError
 from shelfie_env.play.web.views import Views, rematch_info
@@ -78,11 +78,12 @@ class Rematches:
             return None
 
     def _seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The rematch's seats: the same people (names, token hashes) and bots, each one seat on."""
+        """The rematch's seats: the same people (names, token hashes, identities) and bots, each one
+        seat on; what belonged to the finished game (who resigned, who asked for hints) stays there."""
         n = len(seats)
         moved: list[dict[str, Any]] = [{}] * n
         for old, new in enumerate(seat_map(n)):
-            moved[new] = dict(seats[old])
+            moved[new] = {k: v for k, v in seats[old].items() if k not in GAME_ONLY}
         for i, s in enumerate(moved):
             if s.get("type") == "bot":
                 self.shelf.check(i, s.get("bot"), n)

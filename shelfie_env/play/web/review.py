@@ -1,4 +1,6 @@
-"""Reviews of finished games for ``GET /api/games/{id}/review`` (:mod:`shelfie_env.arena.analysis.review`).
+"""Reviews of finished games for ``GET /api/games/{id}/review`` (:mod:`shelfie_env.arena.analysis.review`)
+and, from ``td``'s review, each player's error rate as a rating for ``GET /api/games/{id}/error-rating``
+(:mod:`shelfie_env.play.error_rating`).
 
 Computed on demand with ``td``'s (or, with ``?value=planner``, the planner's)
 exact search, and kept: a finished game never changes, so each game is reviewed
@@ -13,6 +15,8 @@ from collections import OrderedDict
 from typing import Any
 
 from shelfie_env.arena.analysis.review import review_game
+from shelfie_env.play import ladder_levels
+from shelfie_env.play.error_rating import JUDGE, error_ratings
 from shelfie_env.play.replay import seat_names
 from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.refusals import BadRequest, DamagedGame, GameNotOver, SoloGame
@@ -64,6 +68,22 @@ class GameReviews:
         with self._lock:
             self._locks.pop(key, None)
         return review
+
+    def error_rating(self, game_id: str) -> dict[str, Any]:
+        """Each player's regret per decision in ``td``'s review of finished game ``game_id``, the
+        rating it corresponds to and the level suggested for the next game: the level nearest
+        the person's rating after the game where they were rated, else nearest that estimate."""
+        review = self.review(game_id, JUDGE)
+        rated = error_ratings(review, JUDGE)
+        outcome = self.service.views.ratings(game_id) or []
+        for row in rated["players"]:
+            mine = next((o for o in outcome if o["seat"] == row["seat"] and o.get("rated")), None)
+            row["suggested_from"] = "error rate" if row["suggested_level"] else None
+            if mine is not None:
+                level = ladder_levels.nearest(mine["rating"], review["num_players"])
+                row.update(suggested_level=level, suggested_from="rating",
+                           suggested_label=ladder_levels.level_label(level, review["num_players"]))
+        return {"game_id": game_id, **rated}
 
     def _compute(self, game_id: str, value: str) -> dict[str, Any]:
         try:

@@ -23,13 +23,24 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from shelfie_env.bots.levels import TABLE_SIZES
 from shelfie_env.game.actions import SYMBOLS
 from shelfie_env.game.engine import MAX_PLAYERS
+from shelfie_env.play.ladder_levels import FIRST_LEVEL, level_rows
 from shelfie_env.play.web.bodies import parse_body
 from shelfie_env.play.web.guard import RateLimiter
 from shelfie_env.play.web.refusals import BadRequest, RateLimited
 from shelfie_env.play.web.review import GameReviews, check_value
-from shelfie_env.play.web.schemas import MAX_NAME, HintBody, MoveBody, RematchBody, ResignBody, TableBody
+from shelfie_env.play.web.schemas import (
+    MAX_NAME,
+    HintBody,
+    JoinBody,
+    MoveBody,
+    PersonBody,
+    RematchBody,
+    ResignBody,
+    TableBody,
+)
 from shelfie_env.play.web.service import GameService
 
 STATIC = Path(__file__).parent / "static"
@@ -104,18 +115,26 @@ async def table_page(request: Request) -> Response:
     return _page("table.html")
 
 
+async def person_page(request: Request) -> Response:
+    return _page("me.html")
+
+
 # ------------------------------------------------------------------- API
 async def meta(request: Request) -> Response:
-    """``GET /api/meta``: the bots, whether hints exist, the limits a page needs."""
+    """``GET /api/meta``: the bots, the levels with their ratings per table size, whether hints
+    exist, the limits a page needs."""
     service = _service(request)
     names = await _run(request, service.bot_names)
     tables = await _run(request, service.bot_tables)
+    levels = await _run(request, lambda: {str(n): level_rows(n) for n in TABLE_SIZES})
     return JSONResponse(
         {
             "bots": names,
             "bot_tables": tables,
             "default_bot": DEFAULT_BOT,
             "bot_notes": {b: note for b, note in BOT_NOTES.items() if b in names},
+            "levels": levels,
+            "first_level": FIRST_LEVEL,
             "hint": service.hints_available(),
             "max_players": MAX_PLAYERS,
             "max_name": MAX_NAME,
@@ -172,6 +191,27 @@ async def get_rematch(request: Request) -> Response:
     return JSONResponse(await _run(request, _service(request).rematch_status, request.path_params["game_id"]))
 
 
+async def post_join(request: Request) -> Response:
+    """``POST /api/games/{id}/join``: the person (their browser's key) playing a seat, for their rating."""
+    body = await parse_body(request, JoinBody)
+    return JSONResponse(await _run(request, _service(request).join, request.path_params["game_id"], body))
+
+
+async def post_person(request: Request) -> Response:
+    """``POST /api/person``: a person's ratings per table size and their latest games."""
+    body = await parse_body(request, PersonBody)
+    return JSONResponse(await _run(request, _service(request).person, body))
+
+
+async def get_error_rating(request: Request) -> Response:
+    """``GET /api/games/{id}/error-rating``: each player's error rate in ``td``'s review, as a rating."""
+    reviews: GameReviews = request.app.state.reviews
+    game_id = request.path_params["game_id"]
+    if reviews.cached(game_id, "td") is None:
+        admit(reviews.limiter, request, "game reviews")
+    return JSONResponse(await _run(request, reviews.error_rating, game_id))
+
+
 async def get_replay(request: Request) -> Response:
     """``GET /api/games/{id}/replay``: the replay JSON of a finished game, as a download."""
     game_id = request.path_params["game_id"]
@@ -196,6 +236,7 @@ ROUTES: list[BaseRoute] = [
     Route("/", start_page),
     Route("/rules", rules_page),
     Route("/g/{game_id}", table_page),
+    Route("/me", person_page),
     Route("/api/meta", meta),
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/games/{game_id}", get_game),
@@ -206,6 +247,9 @@ ROUTES: list[BaseRoute] = [
     Route("/api/games/{game_id}/rematch", get_rematch, methods=["GET"]),
     Route("/api/games/{game_id}/replay", get_replay),
     Route("/api/games/{game_id}/review", get_review),
+    Route("/api/games/{game_id}/error-rating", get_error_rating),
+    Route("/api/games/{game_id}/join", post_join, methods=["POST"]),
+    Route("/api/person", post_person, methods=["POST"]),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
 """The app's routes."""

@@ -11,6 +11,7 @@ the service's.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
@@ -38,6 +39,8 @@ MAX_HINTS = 10
 """The most moves a hint lists."""
 ITEM_NAMES = {"seats": "seat"}
 """How a message names an entry of a list field (``seat 2``)."""
+PERSON_KEY = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
+"""A browser's person key: 16 to 128 URL-safe characters (the page makes 32 random ones)."""
 
 B = TypeVar("B", bound="Body")
 
@@ -92,6 +95,13 @@ def _seat_name(value: object, info: ValidationInfo) -> str:
     return name
 
 
+def _person_key(value: object, info: ValidationInfo) -> str:
+    """A person key (:data:`PERSON_KEY`): the secret a browser keeps to be the same player at every table."""
+    if isinstance(value, str) and PERSON_KEY.match(value):
+        return value
+    raise _problem("bad_person", "'person' must be a string of 16 to 128 letters, digits, '-' or '_'")
+
+
 def _seat_list(value: object) -> object:
     """A list of 1 to :data:`MAX_PLAYERS` entries (each then parsed as a :class:`SeatSpec`)."""
     if isinstance(value, list) and 1 <= len(value) <= MAX_PLAYERS:
@@ -105,6 +115,7 @@ OptionalCount = Annotated[int | None, PlainValidator(_count)]
 HintCount = Annotated[int, PlainValidator(_hint_count)]
 SeatKind = Annotated[Literal["human", "bot"], PlainValidator(_seat_kind)]
 SeatName = Annotated[str | None, PlainValidator(_seat_name)]
+PersonKey = Annotated[str | None, PlainValidator(_person_key)]
 Token = Any
 """A seat's secret as sent: any JSON value (only the seat's own token, a string, holds it)."""
 
@@ -124,12 +135,14 @@ class Body(BaseModel):
 
 
 class SeatSpec(Body):
-    """One seat of a new table: a person (``name``) or a bot (``bot``, and a ``name`` if wished)."""
+    """One seat of a new table: a person (``name``, and ``person``: their browser's person key, which
+    rates their games) or a bot (``bot``, and a ``name`` if wished)."""
 
     type: SeatKind = Field(default=None, validate_default=True)
     name: SeatName = None
     bot: Any = None
     """The bot's name; the service checks it against the bots it offers."""
+    person: PersonKey = None
 
 
 class TableBody(Body):
@@ -178,6 +191,22 @@ class RematchBody(Body):
     example = '{"seat": 0, "token": "..."}'
     seat: OptionalCount = None
     token: Token = None
+
+
+class JoinBody(Body):
+    """``POST /api/games/{id}/join``: the person taking a seat of a game in play (seat, its token, their key)."""
+
+    example = '{"seat": 1, "token": "...", "person": "..."}'
+    seat: Count
+    token: Token = None
+    person: PersonKey = Field(default=None, validate_default=True)
+
+
+class PersonBody(Body):
+    """``POST /api/person``: whose ratings and games to show (their person key)."""
+
+    example = '{"person": "..."}'
+    person: PersonKey = Field(default=None, validate_default=True)
 
 
 def parse(model: type[B], raw: object) -> B:
@@ -232,7 +261,9 @@ __all__ = [
     "MAX_NAME",
     "Body",
     "HintBody",
+    "JoinBody",
     "MoveBody",
+    "PersonBody",
     "RematchBody",
     "ResignBody",
     "SeatSpec",

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from shelfie_env import bots as bots_module
+from shelfie_env.bots.levels import find_level
 from shelfie_env.play.web.botpool import build
+from shelfie_env.play.web.ratings_store import person_id
 from shelfie_env.play.web.refusals import BadRequest, NotYourSeat
 from shelfie_env.play.web.schemas import SeatSpec, TableBody
 
@@ -32,6 +34,10 @@ def seat_link(game_id: str, seat: int, token: str) -> str:
 def seat_links(game_id: str, tokens: dict[str, str]) -> dict[str, str]:
     """The page link of each seat in ``tokens`` (seat, as a string -> token)."""
     return {s: seat_link(game_id, int(s), t) for s, t in tokens.items()}
+
+
+GAME_ONLY = ("resigned", "hinted")
+"""Seat fields that belong to one game (a rematch starts without them)."""
 
 
 def seat_map(num_seats: int) -> list[int]:
@@ -91,6 +97,11 @@ class BotShelf:
     def check(self, seat: int, bot: object, num_players: int) -> None:
         """Refuse a bot that is not offered or cannot be built for this table: before the game, not mid-game."""
         available = self.offered()
+        if isinstance(bot, str) and bot.startswith("level-") and bot not in available:
+            try:
+                find_level(bot)
+            except ValueError as exc:  # level-0, level-7, level-banana: the message lists the levels
+                raise BadRequest(f"seat {seat}: {exc}", code="unknown_bot") from None
         if not isinstance(bot, str) or bot not in available:
             raise BadRequest(
                 f"seat {seat}: unknown bot {bot!r}; available: {', '.join(available)}", code="unknown_bot"
@@ -150,8 +161,14 @@ def new_seats(spec: TableBody, shelf: BotShelf) -> tuple[list[dict[str, Any]], d
 
 
 def _person(index: int, seat: SeatSpec, token: str) -> dict[str, Any]:
-    """The stored seat of a person: name and the hash of the seat's token."""
-    return {"type": "human", "name": seat.name or f"Player {index + 1}", "bot": None, "token_hash": hash_token(token)}
+    """The stored seat of a person: name, the hash of the seat's token and, when the seat was
+    opened with a person key, the person's id (their games are rated)."""
+    stored = {"type": "human", "name": seat.name or f"Player {index + 1}", "bot": None,
+              "token_hash": hash_token(token)}
+    if seat.person:
+        stored["person"] = person_id(seat.person)
+    return stored
 
 
-__all__ = ["BotShelf", "hash_token", "new_seats", "public_seats", "seat_holder", "seat_link", "seat_links", "seat_map"]
+__all__ = ["GAME_ONLY", "BotShelf", "hash_token", "new_seats", "public_seats", "seat_holder", "seat_link",
+           "seat_links", "seat_map"]

@@ -12,7 +12,10 @@ before the next; readers see them as they come.
 :class:`~.seats.BotShelf` (bots built and checked), :class:`~.lobby.Lobby`
 (new tables), :class:`~.moves.Moves` (people's moves, resignations, hints),
 :class:`~.botturns.BotTurns` with its :class:`~.botpool.BotPool` (bots' moves),
-:class:`~.rematch.Rematches` and :class:`~.housekeeping.Housekeeper`.
+:class:`~.rematch.Rematches`, :class:`~.people.People` (who holds a seat, their ratings) and
+:class:`~.housekeeping.Housekeeper`. A game that ends is rated at once
+(:func:`shelfie_env.play.rated_games.rate_game`); one the server stopped before rating is rated
+at the next start.
 """
 
 from __future__ import annotations
@@ -23,14 +26,25 @@ from collections.abc import Callable
 from typing import Any
 
 from shelfie_env import bots as bots_module
+from shelfie_env.play.rated_games import rate_game, rate_unrated
 from shelfie_env.play.web.audit import check_replay
 from shelfie_env.play.web.botpool import BotPool
 from shelfie_env.play.web.botturns import BotTurns
 from shelfie_env.play.web.housekeeping import KEEP_ALL, Expiry, Housekeeper
 from shelfie_env.play.web.lobby import Lobby
 from shelfie_env.play.web.moves import Moves
+from shelfie_env.play.web.people import People
 from shelfie_env.play.web.rematch import Rematches, admit_all
-from shelfie_env.play.web.schemas import HintBody, MoveBody, RematchBody, ResignBody, TableBody, parse
+from shelfie_env.play.web.schemas import (
+    HintBody,
+    JoinBody,
+    MoveBody,
+    PersonBody,
+    RematchBody,
+    ResignBody,
+    TableBody,
+    parse,
+)
 from shelfie_env.play.web.seats import BotShelf
 from shelfie_env.play.web.sessions import SessionTable
 from shelfie_env.play.web.store import GameStore
@@ -73,6 +87,7 @@ class GameService:
         self.store = store
         self.shelf = BotShelf(bot_factory or bots_module.make)
         self.sessions = SessionTable(store, idle_s)
+        self.sessions.on_over = lambda game_id: rate_game(store, game_id)
         self.pool = BotPool(
             lambda game_id: self._play_bots(game_id),  # looked up per call (tests replace it)
             workers=bot_workers,
@@ -85,6 +100,7 @@ class GameService:
         self.lobby = Lobby(store, self.sessions, self.views, self.shelf, self.turns.wake)
         self.moves = Moves(self.sessions, self.views, self.turns.wake)
         self.rematches = Rematches(store, self.sessions, self.views, self.lobby, self.shelf)
+        self.people = People(store, self.sessions)
         self.housekeeper = Housekeeper(store, self.sessions, self.pool.pending, expiry)
         self._warm = warm
         self._lifecycle = threading.Lock()
@@ -100,12 +116,23 @@ class GameService:
                 return
             self._started = True
         self.pool.start()
+        self._rate_unrated()
         resumed = self.turns.resume()
         if resumed:
             log.info("%d unfinished game(s) have a bot to move: they play on", resumed)
         self.housekeeper.start()
         if self._warm:
             threading.Thread(target=self.preload, args=(self._warm,), name="shelfie-preload", daemon=True).start()
+
+    def _rate_unrated(self) -> None:
+        """Rate the finished games a stopped server left unrated (a failure waits for the next start)."""
+        try:
+            rated = rate_unrated(self.store)
+        except Exception:
+            log.exception("the finished games left unrated could not be rated")
+            return
+        if rated:
+            log.info("rated %d finished game(s) left unrated", rated)
 
     def close(self) -> None:
         """Stop the background work (the store stays open; close it after)."""
@@ -193,6 +220,15 @@ class GameService:
     def hint(self, game_id: str, body: HintBody | dict[str, Any]) -> dict[str, Any]:
         """Advice for the seat on turn (:meth:`Moves.hint`)."""
         return self.moves.hint(game_id, parse(HintBody, body))
+
+    # --------------------------------------------------------------- people
+    def join(self, game_id: str, body: JoinBody | dict[str, Any]) -> dict[str, Any]:
+        """Bind a person to the seat they play (:meth:`People.join`)."""
+        return self.people.join(game_id, parse(JoinBody, body))
+
+    def person(self, body: PersonBody | dict[str, Any]) -> dict[str, Any]:
+        """A person's ratings and games (:meth:`People.report`)."""
+        return self.people.report(parse(PersonBody, body))
 
     # ------------------------------------------------------- background work
     def resume(self) -> int:

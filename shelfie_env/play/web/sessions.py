@@ -3,11 +3,13 @@
 A game is loaded when it is first asked for and leaves memory after
 ``idle_s`` seconds without a request (:meth:`SessionTable.evict_idle`), or
 when it ends. :meth:`SessionTable.play` steps a session's game and stores the
-move before anyone sees it.
+move before anyone sees it; a game that ends is handed to :attr:`SessionTable.on_over` (the
+service rates it there).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +29,8 @@ from shelfie_env.play.web.store import GameStore, StoreBusyError
 
 MAX_ID = 64
 """The longest game id looked up (ids are 16 characters)."""
+
+log = logging.getLogger("shelfie_env.play.web")
 
 
 @dataclass
@@ -118,6 +122,16 @@ class SessionTable:
         self.live: dict[str, Session] = {}
         self.lock = threading.Lock()
         """Guards :attr:`live` (each session has a lock of its own for its game)."""
+        self.on_over: Callable[[str], object] = lambda game_id: None
+        """Called with the id of each game once its end (last move or resignation) is stored."""
+
+    def finished(self, game_id: str) -> None:
+        """Tell :attr:`on_over` that ``game_id`` is over; its failure is logged (the service catches
+        up on the finished games it finds unrated at its next start)."""
+        try:
+            self.on_over(game_id)
+        except Exception:
+            log.exception("game %s: what follows its end failed", game_id)
 
     def row(self, game_id: str) -> GameRow:
         """The stored game ``game_id`` (:class:`GameNotFound`, :class:`DamagedGame`)."""
@@ -196,7 +210,8 @@ class SessionTable:
             raise
         session.num_moves += 1
         session.log.add(move, game)
-        if game.over:
+        if game.over:  # rated before it leaves memory: a reader waiting for it sees its ratings
+            self.finished(session.id)
             self.drop(session)
 
     def evict_idle(self, busy: Callable[[str], bool]) -> None:

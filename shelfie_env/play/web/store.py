@@ -1,12 +1,13 @@
 """SQLite persistence of web games (stdlib ``sqlite3``).
 
-Two tables: ``games`` holds one row per game (seats, first and current state,
+Two tables hold the games: ``games`` holds one row per game (seats, first and current state,
 the dice generator's state, number of moves, status, the id of its rematch) and ``moves`` one row per
 action with the state after it. Every move is written in one transaction that
 appends its row and updates the game row, so a restart finds each game exactly
 where its last move left it.
 
-The file itself (schema, lock, checks, checkpoints) is :mod:`~.database`.
+The file itself (schema, lock, checks, checkpoints) is :mod:`~.database`; the people's
+ratings beside the games are :mod:`~.ratings_store`'s tables.
 
 Writes that arrive while another is being committed are committed together
 (group commit): one transaction, one ``fsync``, each write in its own savepoint
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.play.web import ratings_store
 from shelfie_env.play.web.database import (
     DamagedDatabaseError,
     DatabaseInUseError,
@@ -36,6 +38,7 @@ from shelfie_env.play.web.database import (
     open_reader,
     open_writer,
 )
+from shelfie_env.play.web.ratings_store import SeatChange, Standing
 from shelfie_env.play.web.records import GameRow, MoveRow, dumps, game_row, move_row
 
 
@@ -205,6 +208,92 @@ class GameStore:
 
         self._write(end)
 
+    def add_finished_game(
+        self,
+        game_id: str,
+        seats: list[dict[str, Any]],
+        start: tuple[dict[str, Any], dict[str, Any]],
+        moves: list[tuple[int, int, str, dict[str, Any]]],
+        rng: dict[str, Any],
+    ) -> None:
+        """Store a game played elsewhere (``shelfie play``) and finished, in one transaction:
+        ``start`` is its first state and dice generator state, ``moves`` ``(seat, action, name,
+        state after)``, ``rng`` the generator's state at the end."""
+        insert = _inserter(game_id, seats, start[0], start[1], "over")
+        final = dumps(moves[-1][3] if moves else start[0])
+        rng_text = dumps(rng)
+
+        def add(db: sqlite3.Connection) -> None:
+            insert(db)
+            db.executemany(
+                "INSERT INTO moves (game_id, idx, seat, action, name, state) VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, i, seat, action, name, dumps(state)) for i, (seat, action, name, state) in enumerate(moves)],
+            )
+            db.execute(
+                "UPDATE games SET state=?, rng=?, num_moves=? WHERE id=?", (final, rng_text, len(moves), game_id)
+            )
+
+        self._write(add)
+
+    def set_seat_field(self, game_id: str, seat: int, key: str, value: Any, replace: bool = True) -> Any:
+        """Set ``key`` of seat ``seat`` in the stored seat list of ``game_id``; without ``replace``
+        a value already there is kept. Returns the value the seat holds after it."""
+        held: list[Any] = []
+
+        def update(db: sqlite3.Connection) -> None:
+            row = db.execute("SELECT seats FROM games WHERE id=?", (game_id,)).fetchone()
+            if row is None:
+                raise RuntimeError(f"game {game_id} is not stored")
+            seats = json.loads(row[0])
+            if replace or seats[seat].get(key) is None:
+                seats[seat][key] = value
+                db.execute("UPDATE games SET seats=? WHERE id=?", (dumps(seats), game_id))
+            held.append(seats[seat].get(key))
+
+        self._write(update)
+        return held[0]
+
+    # ----------------------------------------------------------- ratings
+    def rate(
+        self,
+        game_id: str,
+        assess: Callable[[Callable[[str, int], Standing | None]], tuple[list[dict[str, Any]], list[SeatChange]]],
+    ) -> list[dict[str, Any]] | None:
+        """Rate finished game ``game_id`` once: in one transaction, unless it is rated already,
+        ``assess(standing)`` (``standing(person, players)`` reads a person's rating now) gives each
+        seat's outcome and the people's new ratings, which are written. Returns the game's
+        outcome (the stored one for a game rated before; None for one finished before ratings)."""
+        answer: list[Any] = []
+
+        def run(db: sqlite3.Connection) -> None:
+            done = ratings_store.outcome(db, game_id)
+            if done is not ratings_store.NOT_RATED:
+                answer.append(done)
+                return
+            result, changes = assess(lambda person, players: ratings_store.standing(db, person, players))
+            ratings_store.save(db, game_id, result, changes, time.time())
+            answer.append(result)
+
+        self._write(run)
+        return answer[0]
+
+    def game_outcome(self, game_id: str) -> Any:
+        """The rating outcome of ``game_id`` (a list per seat; None: finished before ratings were
+        kept), or ``ratings_store.NOT_RATED``."""
+        return self._reading(lambda db: ratings_store.outcome(db, game_id))
+
+    def standings(self, person: str) -> dict[int, Standing]:
+        """``person``'s rating at each table size they have one at."""
+        return self._reading(lambda db: ratings_store.standings(db, person))
+
+    def rating_history(self, person: str, players: int | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """``person``'s finished games with their ratings, the latest first."""
+        return self._reading(lambda db: ratings_store.history(db, person, players, limit))
+
+    def unrated_finished(self) -> list[str]:
+        """Finished games not rated yet, oldest first."""
+        return self._reading(ratings_store.unrated_finished)
+
     def _write(self, run: Callable[[sqlite3.Connection], None]) -> None:
         """Run ``run`` in a committed transaction, together with the writes waiting meanwhile."""
         item = _Write(run)
@@ -335,9 +424,13 @@ class GameStore:
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run a query on this thread's read connection (the write connection for ``:memory:``)."""
+        return self._reading(lambda db: db.execute(sql, params).fetchall())
+
+    def _reading(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        """``fn(connection)`` on this thread's read connection (the write connection for ``:memory:``)."""
         if self.path == ":memory:":
             with self._lock:
-                return self._db.execute(sql, params).fetchall()
+                return fn(self._db)
         entry = getattr(self._local, "db", None)
         if entry is None:
             reader = open_reader(self.path)
@@ -352,7 +445,7 @@ class GameStore:
         with in_use:
             if self._closed:
                 raise sqlite3.ProgrammingError("the store is closed")
-            return reader.execute(sql, params).fetchall()
+            return fn(reader)
 
 
 _REMATCH = "(SELECT r.id FROM games r WHERE r.id = g.rematch)"

@@ -1,5 +1,6 @@
 """What a client reads of a game: its *view* (seats, state, legal moves, line summaries, the
-moves from an index on, the result once it is over) and, once it is over, its replay."""
+moves from an index on, the result and each seat's rating once it is over) and, once it is
+over, its replay."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import Game
 from shelfie_env.play.web.events import FRAMES, EntryCache, log_entries
 from shelfie_env.play.web.lines import summary
+from shelfie_env.play.web.ratings_store import NOT_RATED
 from shelfie_env.play.web.records import GameRow, iter_json_lines
 from shelfie_env.play.web.refusals import BadRequest, DamagedGame, GameNotOver
 from shelfie_env.play.web.seats import public_seats, seat_map
@@ -75,8 +77,9 @@ class Views:
         if session.head is None or session.head[0] != session.num_moves:
             head = self.head(session.id, session.public_seats(), session.game, session.log.state)
             session.head = (session.num_moves, head)
+        ratings = self.ratings(session.id) if session.game.over else None
         return {**session.head[1], "num_moves": session.num_moves, "moves": self._live_moves(session, since),
-                "bot_error": session.bot_error, "rematch": None}  # fmt: skip
+                "bot_error": session.bot_error, "rematch": None, "ratings": ratings}  # fmt: skip
 
     def _live_moves(self, session: Session, since: int) -> list[dict[str, Any]]:
         """The log entries of a game in play from ``since`` on: held by its log, or read from the store."""
@@ -100,8 +103,17 @@ class Views:
             raise DamagedGame(f"game {row.id} cannot be loaded: {exc}") from exc
         _check_since(since)
         head = self.head(row.id, public_seats(row.seats), game, game.to_dict(), resigned_seat(row.seats))
+        ratings = self.ratings(row.id) if head["over"] else None
         return {**head, "num_moves": row.num_moves, "moves": self._stored_moves(row, game, since),
-                "bot_error": None, "rematch": rematch_info(row.rematch, len(row.seats))}  # fmt: skip
+                "bot_error": None, "rematch": rematch_info(row.rematch, len(row.seats)),
+                "ratings": ratings}  # fmt: skip
+
+    def ratings(self, game_id: str) -> list[dict[str, Any]] | None:
+        """Each seat's rating outcome of a finished game (:mod:`shelfie_env.play.rated_games`): for a
+        rated person ``rating``, ``rd`` and ``change``, else ``rated: false`` and a ``reason``; None
+        for a game not rated (yet, or finished before ratings were kept)."""
+        found = self.store.game_outcome(game_id)
+        return None if found is NOT_RATED else found
 
     def _stored_moves(self, row: GameRow, game: Game, since: int) -> list[dict[str, Any]]:
         """The log entries of a stored game from ``since`` on (a finished game's are kept)."""

@@ -111,5 +111,38 @@ const Shelfie = (() => {
     },
   };
 
-  return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, rerollId, sleep, fixed, memory };
+  /** This browser's person key: made once (32 random URL-safe characters) and kept in local storage
+      as "shelfie:person". It is sent, in request bodies only, with the seats this browser plays, so
+      their games are rated as one person's (the server keeps only its hash). */
+  function personKey() {
+    const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    try {
+      let key = localStorage.getItem("shelfie:person");
+      if (!key || !/^[A-Za-z0-9_-]{16,128}$/.test(key)) {
+        const bytes = new Uint8Array(32);
+        crypto.getRandomValues(bytes);
+        key = Array.from(bytes, (b) => ALPHABET[b % 64]).join("");
+        localStorage.setItem("shelfie:person", key);
+      }
+      return key;
+    } catch (_) {
+      return null; // no local storage (private mode): the games are not rated
+    }
+  }
+
+  /** A level as the menus name it: "level-3 · intermediate · 1420" (``level`` from /api/meta's levels). */
+  function levelLabel(level) {
+    return level.spec + " · " + level.name + " · " + Math.round(level.rating);
+  }
+
+  /** "1432 ± 120 (+18)": a rating, its uncertainty and, if given, its change. */
+  function ratingText(rating, rd, change) {
+    const text = Math.round(rating) + " ± " + Math.round(rd);
+    if (change === undefined || change === null) return text;
+    const c = Math.round(change);
+    return text + " (" + (c > 0 ? "+" : c < 0 ? "−" : "±") + Math.abs(c) + ")";
+  }
+
+  return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, rerollId, sleep, fixed, memory, personKey,
+    levelLabel, ratingText };
 })();

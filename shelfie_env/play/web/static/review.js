@@ -163,6 +163,46 @@
     body.classList.remove("hidden");
   }
 
+  /** Each player's error rate as a rating, and the level suggested next (GET .../error-rating). */
+  function renderErrorRating(data) {
+    const body = $("review-body");
+    body.appendChild(el("h3", null, "Rating from the error rate"));
+    if (!data.available) {
+      body.appendChild(el("p", "muted review-note", data.message + "."));
+      return;
+    }
+    const table = el("table", "review-table");
+    table.id = "review-rating";
+    const head = el("tr");
+    for (const h of ["Player", "Regret per decision", "Decisions", "Rating [95 %]", "Next game"]) {
+      head.appendChild(el("th", null, h));
+    }
+    table.appendChild(el("thead")).appendChild(head);
+    const tbody = table.appendChild(el("tbody"));
+    for (const p of data.players) {
+      const tr = el("tr");
+      tr.dataset.seat = p.seat;
+      tr.appendChild(el("th", null, p.name));
+      const rating = p.rating === null ? "—"
+        : Math.round(p.rating) + " [" + Math.round(p.ci95[0]) + ", " + Math.round(p.ci95[1]) + "]";
+      for (const text of [fixed(p.regret, 4), String(p.decisions), rating, p.suggested_label || "—"]) {
+        tr.appendChild(el("td", null, text));
+      }
+      tbody.appendChild(tr);
+    }
+    body.appendChild(el("div", "result-wrap")).appendChild(table);
+    body.appendChild(el("p", "muted review-note",
+      "The rating each player's regret per decision corresponds to, by a line from regret to rating measured " +
+      "on games the levels played (td's review). One game is a small sample: the interval is wide. Next game: " +
+      "the level nearest the player's rating (their rating after this game where it was rated, else this estimate)."));
+  }
+
+  async function loadErrorRating() {
+    try {
+      renderErrorRating(await api("GET", "/api/games/" + encodeURIComponent(gameId) + "/error-rating"));
+    } catch (_) { /* the review stands without it */ }
+  }
+
   async function load() {
     if (loading) return;
     loading = true;
@@ -176,6 +216,7 @@
       const review = await api("GET", "/api/games/" + encodeURIComponent(gameId) + "/review?value=" +
         encodeURIComponent(value));
       render(review);
+      if (value === "td") await loadErrorRating();
       button.classList.add("hidden");
       document.body.dataset.review = "shown";
     } catch (err) {

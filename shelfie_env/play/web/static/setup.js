@@ -1,9 +1,18 @@
-/* New-table page: choose seats, open the table, remember the seat links on this device. */
+/* New-table page: choose seats (a bot seat may take a level of the ladder, named with its rating),
+   open the table, remember the seat links on this device. The first person seat is this browser's
+   person (its key goes with it), so the games it plays are rated. */
 "use strict";
 
 (() => {
-  const { el, api, memory } = Shelfie;
-  let meta = { bots: [], bot_tables: {}, max_name: 24, default_bot: null, bot_notes: {} };
+  const { el, api, memory, personKey, levelLabel, ratingText } = Shelfie;
+  let meta = { bots: [], bot_tables: {}, max_name: 24, default_bot: null, bot_notes: {}, levels: {},
+    first_level: null };
+  let myRatings = {}; // this person's rating per table size ("2": {rating, rd, suggested_level, ...})
+
+  /** The levels (with their ratings) of a table of ``n`` players. */
+  function levelsFor(n) {
+    return (meta.levels || {})[String(n)] || [];
+  }
 
   /** The bots that can play a table of ``n`` players. */
   function botsFor(n) {
@@ -11,8 +20,11 @@
     return meta.bots.filter((b) => !tables[b] || tables[b].includes(n));
   }
 
-  /** A bot's name as the menus say it: "td (the shipped self-taught bot)". */
-  function botLabel(bot) {
+  /** A bot's name as the menus say it: "td (the shipped self-taught bot)", a level with its
+      rating at the table's size: "level-3 · intermediate · 1420". */
+  function botLabel(bot, n) {
+    const level = levelsFor(n || 2).find((l) => l.spec === bot);
+    if (level) return levelLabel(level);
     const note = (meta.bot_notes || {})[bot];
     return note ? bot + " (" + note + ")" : bot;
   }
@@ -22,7 +34,7 @@
     const before = type.value;
     type.replaceChildren(new Option("Person", "human"));
     const bots = botsFor(n);
-    for (const bot of bots) type.appendChild(new Option("Bot: " + botLabel(bot), "bot:" + bot));
+    for (const bot of bots) type.appendChild(new Option("Bot: " + botLabel(bot, n), "bot:" + bot));
     if (Array.from(type.options).some((o) => o.value === before)) {
       type.value = before;
     } else if (i > 0 && bots.length) {
@@ -51,8 +63,42 @@
     return row;
   }
 
+  /** The level suggested at ``n`` players: the one nearest this person's rating there, else the middle one. */
+  function suggestedLevel(n) {
+    const mine = myRatings[String(n)];
+    return (mine && mine.suggested_level) || meta.first_level;
+  }
+
+  /** The level menu of a table of ``n``: every level with its rating, the suggested one chosen. */
+  function renderLevels(n) {
+    const levels = levelsFor(n);
+    const row = document.getElementById("level-row");
+    const note = document.getElementById("level-note");
+    row.classList.toggle("hidden", levels.length === 0);
+    note.classList.toggle("hidden", levels.length === 0);
+    if (!levels.length) return;
+    const pick = document.getElementById("level-pick");
+    pick.replaceChildren(...levels.map((l) => new Option(levelLabel(l), l.spec)));
+    pick.value = suggestedLevel(n);
+    const mine = myRatings[String(n)];
+    note.textContent = mine
+      ? "Suggested: the level nearest your rating at " + n + " players, " + ratingText(mine.rating, mine.rd) + "."
+      : "Suggested for a first game: a middle level. Games against the levels are rated; hints make a game unrated.";
+  }
+
+  /** Every bot seat plays the chosen level. */
+  function useLevel() {
+    const spec = document.getElementById("level-pick").value;
+    for (const type of document.querySelectorAll("#seats .seat-type")) {
+      if (type.value.startsWith("bot:") && Array.from(type.options).some((o) => o.value === "bot:" + spec)) {
+        type.value = "bot:" + spec;
+      }
+    }
+  }
+
   function renderSeats() {
     const n = Number(document.getElementById("num-seats").value);
+    renderLevels(n);
     const box = document.getElementById("seats");
     const old = Array.from(box.children);
     while (box.children.length > n) box.lastChild.remove();
@@ -78,10 +124,16 @@
     event.preventDefault();
     const error = document.getElementById("setup-error");
     error.textContent = "";
+    const key = personKey();
+    let mine = false;
     const seats = Array.from(document.querySelectorAll("#seats .seat-row")).map((row) => {
       const kind = row.querySelector(".seat-type").value;
       const name = row.querySelector(".seat-name").value.trim();
       const seat = kind === "human" ? { type: "human" } : { type: "bot", bot: kind.slice(4) };
+      if (kind === "human" && !mine && key) {  // the first person seat is this browser's person
+        seat.person = key;
+        mine = true;
+      }
       if (name) seat.name = name;
       return seat;
     });
@@ -103,12 +155,31 @@
     }
   }
 
+  /** This person's ratings (they preselect the level nearest); the panel says them. */
+  async function loadRatings() {
+    const key = personKey();
+    if (!key) return;
+    try {
+      myRatings = (await api("POST", "/api/person", { person: key })).ratings || {};
+    } catch (_) {
+      myRatings = {};
+    }
+    const sizes = Object.keys(myRatings).sort();
+    if (sizes.length) {
+      document.getElementById("my-rating").textContent = sizes.map((n) => n + " players: " +
+        ratingText(myRatings[n].rating, myRatings[n].rd) + " after " + myRatings[n].games + " rated game" +
+        (myRatings[n].games === 1 ? "" : "s")).join(" · ");
+    }
+  }
+
   async function init() {
     try {
       meta = await api("GET", "/api/meta");
     } catch (err) {
       document.getElementById("setup-error").textContent = "Cannot reach the server: " + err.message;
     }
+    await loadRatings();
+    document.getElementById("use-level").addEventListener("click", useLevel);
     if (meta.default_bot) document.getElementById("default-bot").textContent = botLabel(meta.default_bot);
     document.getElementById("num-seats").addEventListener("change", renderSeats);
     document.getElementById("setup").addEventListener("submit", start);

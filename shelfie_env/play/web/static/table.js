@@ -6,7 +6,7 @@
 "use strict";
 
 (() => {
-  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, fixed, memory } = Shelfie;
+  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, fixed, memory, personKey, ratingText } = Shelfie;
   const STOP = 0, CIRCLE_BASE = 64, END_TURN = 114, CROSS_BASE = 115;
   /** A timing setting: localStorage "shelfie:<key>" (ms) when set, else the default. */
   function setting(key, fallback) {
@@ -387,6 +387,44 @@
     for (let c = 0; c < 5; c++) line(el("th", null, "column " + (c + 1)), breakdown.map((b) => b.cols[c]));
     line(el("th", null, "Total"), scores, "total");
     $("replay").href = "/api/games/" + encodeURIComponent(gameId) + "/replay";
+    renderRatings();
+  }
+
+  /** The ratings under the winners: this seat's "Your rating 1432 ± 120 (+18)" or why the game is
+      unrated for it ("Unrated: hints were used"), then the other people's new ratings. */
+  function renderRatings() {
+    const box = $("ratings");
+    const outcome = view.ratings || [];
+    const lines = [];
+    const mine = outcome.find((o) => o.seat === mySeat);
+    if (mine && mine.rated) {
+      lines.push(["mine", "Your rating " + ratingText(mine.rating, mine.rd, mine.change) + " at " + mine.players +
+        " players, after " + mine.games + " rated game" + (mine.games === 1 ? "" : "s") + "."]);
+    } else if (mine && view.seats[mySeat].type === "human") {
+      lines.push(["mine unrated", "Unrated: " + mine.reason + "."]);
+    }
+    for (const o of outcome) {
+      if (o.seat !== mySeat && o.rated) {
+        lines.push(["other", seatName(o.seat) + "'s rating " + ratingText(o.rating, o.rd, o.change) + "."]);
+      }
+    }
+    box.replaceChildren(...lines.map(([cls, text]) => el("p", "rating-line " + cls, text)));
+    if (mine && view.seats[mySeat].type === "human") {
+      const link = el("a", null, "Your games and rating");
+      link.href = "/me";
+      box.appendChild(el("p")).appendChild(link);
+    }
+    box.classList.toggle("hidden", box.children.length === 0);
+  }
+
+  /** Tell the server which person plays this seat (this browser's key), so the game is rated as
+      theirs; a seat that is another person's, or a game already over, stays as it is. */
+  async function joinSeat() {
+    const key = personKey();
+    if (mySeat === null || !token || !key || view === null || view.over) return;
+    try {
+      await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/join", { seat: mySeat, token, person: key });
+    } catch (_) { /* not rated as this browser's person: the game goes on the same */ }
   }
 
   // ------------------------------------------------------------------ rematch
@@ -822,6 +860,7 @@
       const first = await api("GET", "/api/games/" + encodeURIComponent(gameId) + "?since=0");
       await show(first, false);
       document.title = "Shelfie dice — " + first.seats.map((s) => s.name).join(" vs ");
+      await joinSeat();
     } catch (err) {
       $("status").textContent = err.status === 404 ? "There is no such game." : "Error: " + err.message;
     }

@@ -1,0 +1,208 @@
+"""People's ratings (shelfie_env.play.rated_games) in the games store: Glicko-2 against the levels
+as fixed anchors and against other people, once per game, across a restart; and the store file
+refused when it is not a database or a newer shelfie wrote it."""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shelfie_env import bots
+from shelfie_env.arena.ladder import level_ratings
+from shelfie_env.arena.person_rating import PersonRating, Result, update
+from shelfie_env.game.actions import action_name
+from shelfie_env.game.engine import Game
+from shelfie_env.play import rated_games
+from shelfie_env.play.rated_games import (
+    HINTS_USED,
+    NO_IDENTITY,
+    NO_RIVAL,
+    SOLO,
+    TWICE,
+    rate_game,
+    rate_unrated,
+)
+from shelfie_env.play.web import database
+from shelfie_env.play.web.store import GameStore
+
+
+def person(name: str, who: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"type": "human", "name": name, "bot": None, "token_hash": None, "person": who or f"id-{name}", **extra}
+
+
+def bot(spec: str) -> dict[str, Any]:
+    return {"type": "bot", "name": f"{spec} bot", "bot": spec, "token_hash": None}
+
+
+def finished(store: GameStore, seats: list[dict[str, Any]], seed: int = 1) -> tuple[str, list[int]]:
+    """A game of ``seats`` played to its end by greedy in every seat, stored as finished; its id and scores."""
+    game = Game.new(len(seats), rng=np.random.default_rng(seed))
+    start, start_rng = game.to_dict(), game.rng.bit_generator.state
+    player = bots.make("greedy")
+    moves = []
+    while not game.over:
+        seat, action = game.current, player.act_game(game)
+        game.step(action)
+        moves.append((seat, action, action_name(action), game.to_dict()))
+    game_id = secrets.token_urlsafe(12)
+    store.add_finished_game(game_id, seats, (start, start_rng), moves, game.rng.bit_generator.state)
+    return game_id, game.scores()
+
+
+def score(scores: list[int], a: int, b: int) -> float:
+    return 1.0 if scores[a] > scores[b] else 0.5 if scores[a] == scores[b] else 0.0
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    s = GameStore(tmp_path / "games.sqlite3")
+    yield s
+    s.close()
+
+
+def test_a_game_against_a_level_rates_the_person_at_the_levels_anchor(store: GameStore) -> None:
+    gid, scores = finished(store, [person("Ann"), bot("level-3")])
+    outcome = rate_game(store, gid)
+    rating, se = level_ratings(2)["level-3"]
+    expected = update(PersonRating(), [Result(rating, se, score(scores, 0, 1))])
+    assert outcome is not None and outcome[1] == {"seat": 1, "rated": False, "reason": rated_games.BOT}
+    mine = outcome[0]
+    assert mine["rated"] and mine["players"] == 2 and mine["games"] == 1
+    assert mine["rating"] == pytest.approx(expected.rating, abs=0.06)
+    assert mine["rd"] == pytest.approx(expected.rd, abs=0.06) and mine["rd"] < 350
+    assert mine["change"] == pytest.approx(expected.rating - 1500, abs=0.06)
+    [row] = store.rating_history("id-Ann")
+    assert row["game_id"] == gid and row["rated"] and row["before"] == 1500 and row["scores"] == scores
+
+
+def test_a_rating_survives_a_restart_and_a_game_is_never_rated_twice(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(path)
+    first, _ = finished(store, [person("Ann"), bot("level-2")], seed=3)
+    second, _ = finished(store, [bot("level-4"), person("Ann")], seed=4)
+    outcomes = [rate_game(store, first), rate_game(store, second)]
+    standing = store.standings("id-Ann")[2]
+    store.close()
+    store = GameStore(path)  # a restart: the ratings are read back from the file
+    try:
+        assert store.standings("id-Ann")[2] == standing and standing.games == 2
+        assert [rate_game(store, first), rate_game(store, second)] == outcomes  # the stored outcomes again
+        assert store.standings("id-Ann")[2] == standing
+        assert rate_unrated(store) == 0
+        assert [g["game_id"] for g in store.rating_history("id-Ann")] == [second, first]
+    finally:
+        store.close()
+
+
+def test_two_people_are_each_rated_against_the_others_rating_before_the_game(store: GameStore) -> None:
+    warm, _ = finished(store, [person("Ann"), bot("level-5")], seed=5)  # Ann has a rating, Bob none
+    rate_game(store, warm)
+    ann_before = store.standings("id-Ann")[2]
+    gid, scores = finished(store, [person("Bob"), person("Ann")], seed=6)
+    outcome = rate_game(store, gid)
+    assert outcome is not None
+    bob = update(PersonRating(), [Result(ann_before.rating, ann_before.rd, score(scores, 0, 1))])
+    ann = update(PersonRating(ann_before.rating, ann_before.rd, ann_before.volatility, ann_before.games),
+                 [Result(1500.0, 350.0, score(scores, 1, 0))])
+    assert outcome[0]["rating"] == pytest.approx(bob.rating, abs=0.06)
+    assert outcome[1]["rating"] == pytest.approx(ann.rating, abs=0.06) and outcome[1]["games"] == 2
+
+
+def test_the_levels_are_never_updated_and_other_bots_do_not_count(store: GameStore) -> None:
+    gid, scores = finished(store, [person("Ann"), bot("greedy"), bot("level-1")], seed=7)
+    outcome = rate_game(store, gid)
+    rating, se = level_ratings(3)["level-1"]
+    expected = update(PersonRating(), [Result(rating, se, score(scores, 0, 2))])  # greedy is not a rival
+    assert outcome is not None and outcome[0]["rating"] == pytest.approx(expected.rating, abs=0.06)
+    assert store.standings("level-1") == {} and store.standings("greedy") == {}
+    assert level_ratings(3)["level-1"] == (rating, se)
+
+
+@pytest.mark.parametrize(
+    ("seats", "reason"),
+    [
+        ([person("Ann", hinted=True), bot("level-3")], HINTS_USED),
+        ([person("Ann"), bot("greedy")], NO_RIVAL),
+        ([person("Ann")], SOLO),
+        ([person("Ann", "same"), person("Bob", "same"), bot("level-3")], TWICE),
+    ],
+    ids=["hints", "no-rated-rival", "solo", "same-person-twice"],
+)
+def test_unrated_games_say_why_and_change_no_rating(store: GameStore, seats: list[dict[str, Any]], reason: str) -> None:
+    gid, _ = finished(store, seats, seed=8)
+    outcome = rate_game(store, gid)
+    assert outcome is not None and outcome[0] == {"seat": 0, "rated": False, "reason": reason}
+    who = seats[0]["person"]
+    assert store.standings(who) == {}
+    [row] = store.rating_history(who, limit=1)
+    assert not row["rated"] and row["reason"] == reason and row["change"] is None
+
+
+def test_a_person_who_used_hints_is_unrated_and_their_rival_is_rated(store: GameStore) -> None:
+    gid, _ = finished(store, [person("Ann", hinted=True), person("Bob")], seed=9)
+    outcome = rate_game(store, gid)
+    assert outcome is not None and outcome[0]["reason"] == HINTS_USED and outcome[1]["rated"]
+    stored = {k: v for k, v in person("Cy").items() if k != "person"}
+    gid, _ = finished(store, [stored, bot("level-3")], seed=10)
+    assert rate_game(store, gid)[0] == {"seat": 0, "rated": False, "reason": NO_IDENTITY}  # type: ignore[index]
+
+
+def test_a_seat_that_resigned_is_behind_everyone() -> None:
+    assert rated_games.ranking_scores([40, 12, 55], resigned=0) == [-1, 12, 55]
+    assert rated_games.ranking_scores([40, 12], resigned=None) == [40, 12]
+
+
+# ----------------------------------------------------------------------------- the store file
+def test_a_version_3_file_gains_the_rating_tables_and_its_old_games_stay_unrated(tmp_path: Path) -> None:
+    path = tmp_path / "v3.sqlite3"
+    store = GameStore(path)
+    old, _ = finished(store, [person("Ann"), bot("level-3")], seed=11)
+    store.close()
+    con = sqlite3.connect(path)  # as a version 3 server left it: no rating tables
+    for table in ("ratings", "rating_history", "rated_games"):
+        con.execute(f"DROP TABLE {table}")
+    con.execute("PRAGMA user_version=3")
+    con.commit()
+    con.close()
+    store = GameStore(path)
+    try:
+        assert store.game_outcome(old) is None  # finished before ratings were kept: never rated
+        assert rate_game(store, old) is None and rate_unrated(store) == 0 and store.standings("id-Ann") == {}
+        new, _ = finished(store, [person("Ann"), bot("level-3")], seed=12)
+        assert rate_game(store, new)[0]["rated"]  # type: ignore[index]
+    finally:
+        store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == database.SCHEMA_VERSION == 4
+
+
+def test_a_file_that_is_not_a_database_is_refused_in_one_line_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite3"
+    path.write_bytes(b"my shopping list\n" * 100)
+    with pytest.raises(database.DamagedDatabaseError) as exc:
+        GameStore(path)
+    assert "\n" not in str(exc.value) and "not a database" in str(exc.value)
+    assert path.read_bytes() == b"my shopping list\n" * 100
+
+
+def test_a_file_of_a_newer_schema_is_refused_in_one_line_and_its_games_are_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "newer.sqlite3"
+    store = GameStore(path)
+    gid, _ = finished(store, [person("Ann"), bot("level-3")], seed=13)
+    store.close()
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA user_version=99")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(RuntimeError) as exc:
+        GameStore(path)
+    assert "\n" not in str(exc.value) and "schema version 99" in str(exc.value)
+    assert path.read_bytes() == before
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT status FROM games WHERE id=?", (gid,)).fetchone() == ("over",)
+    con.close()
