@@ -12,7 +12,6 @@ from shelfie_env.train.ppo_afterstate.ppo import (
     PPOAfterstateTrainer,
     RolloutSource,
     evaluate_policy,
-    main,
     numpy_bot,
     train_cli,
 )
@@ -29,7 +28,6 @@ __all__ = [
     "PPOAfterstateTrainer",
     "RolloutSource",
     "evaluate_policy",
-    "main",
     "numpy_bot",
     "train_cli",
 ]

@@ -569,16 +569,3 @@ def train_cli(
         model = name_model(run_dir, source_model)
     print(done_message(cfg, run_dir, trainer.steps, model, source_model), flush=True)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m shelfie_env.train.ppo_afterstate ARGS``: ``shelfie train --algo ppo_afterstate ARGS``."""
-    from shelfie_env.train import command
-    from shelfie_env.train.ppo_afterstate import LEARNER
-
-    prog = "python -m shelfie_env.train.ppo_afterstate"
-    return command.main({"ppo_afterstate": LEARNER}, prog, argv, __doc__.splitlines()[0])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
