@@ -22,12 +22,24 @@ LEARNER = Learner(
     "shelfie_env.train.ppo_afterstate.ppo",
 )
 
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m shelfie_env.train.ppo_afterstate ARGS``: ``shelfie train --algo ppo_afterstate ARGS``."""
+    from shelfie_env.train import command
+    from shelfie_env.train.ppo_afterstate import ppo
+
+    prog = "python -m shelfie_env.train.ppo_afterstate"
+    return command.main({"ppo_afterstate": LEARNER}, prog, argv, (ppo.__doc__ or "").splitlines()[0])
+
+
 __all__ = [
     "LEARNER",
     "PPOAfterstateConfig",
     "PPOAfterstateTrainer",
     "RolloutSource",
     "evaluate_policy",
+    "main",
     "numpy_bot",
     "train_cli",
 ]

@@ -2,11 +2,6 @@
 
 import sys
 
-from shelfie_env.train import command
-from shelfie_env.train.ppo_afterstate import LEARNER, ppo
+from shelfie_env.train.ppo_afterstate import main
 
-sys.exit(
-    command.main(
-        {"ppo_afterstate": LEARNER}, "python -m shelfie_env.train.ppo_afterstate", None, ppo.__doc__.splitlines()[0]
-    )
-)
+sys.exit(main())
