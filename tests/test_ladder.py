@@ -55,7 +55,8 @@ def test_shelfie_rate_refuses_bad_input_in_one_line(capsys, argv: list[str], mes
         main(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) <= 3 and message in err[-1], err
+    assert err[0].startswith("usage: shelfie rate") and message in err[-1], err
+    assert sum("error:" in line for line in err) == 1 and "Traceback" not in "\n".join(err)
 
 
 def test_rate_places_a_known_bot_within_its_interval_of_its_shipped_rating() -> None:
