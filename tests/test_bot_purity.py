@@ -78,12 +78,9 @@ NEEDS = {"openspiel-mcts": "pyspiel"}
 def one_blas_thread() -> Iterator[None]:
     """numpy's BLAS on one thread (with ``threadpoolctl``): the networks' products here are small, and
     a multi-threaded BLAS on busy shared cores spins and makes the module several times slower."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(1, user_api="blas"):
+    from shelfie_env.bots.rollout.rollouts import one_blas_thread as one_thread
+
+    with one_thread():
         yield
 
 
