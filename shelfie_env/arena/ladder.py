@@ -40,6 +40,9 @@ OTHER_GAMES = {2: 200, 3: 150, 4: 100}
 REGRET_GAMES = {2: 30, 3: 24, 4: 24}
 """Games each level plays for the error rate → rating calibration, by table size."""
 SCHEMA = 1
+REGRET_SE_FLOOR = 0.002
+"""The smallest standard error a level's regret counts with in the calibration's fit (the top level's
+regret is nearly zero by its own judge, and must not hold the line alone)."""
 
 
 def shipped_ladder(players: int = 2) -> dict[str, Any]:
@@ -206,7 +209,8 @@ def assemble(
     bots = [{**entry(b), "plays": b} for b in NAMED[players]]
     calibration = None
     if regrets:
-        points = [(r["regret"], ratings[s]["rating"], 1.0 / max(r["se"], 1e-4) ** 2) for s, r in regrets.items()]
+        points = [(r["regret"], ratings[s]["rating"], 1.0 / max(r["se"], REGRET_SE_FLOOR) ** 2)
+                  for s, r in regrets.items()]
         calibration = {"judge": JUDGE, "levels": regrets, **fit_line(points)}
     return {
         "schema": SCHEMA, "players": players,

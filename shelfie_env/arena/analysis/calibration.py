@@ -71,8 +71,8 @@ def level_regrets(players: int, games: int, first: int | None = None) -> dict[st
 
 
 def fit_line(points: Sequence[tuple[float, float, float]]) -> dict[str, float]:
-    """``rating = intercept + slope · regret`` through ``(regret, rating, weight)`` points, with the
-    residual sd of the ratings about the line."""
+    """``rating = intercept + slope · regret`` through ``(regret, rating, weight)`` points (weighted
+    least squares), with the ratings' plain residual sd about the line (how far a level sits off it)."""
     x = np.array([p[0] for p in points])
     y = np.array([p[1] for p in points])
     w = np.array([p[2] for p in points])
@@ -81,7 +81,7 @@ def fit_line(points: Sequence[tuple[float, float, float]]) -> dict[str, float]:
     resid = y - a @ coef
     dof = max(len(x) - 2, 1)
     return {"intercept": float(coef[0]), "slope": float(coef[1]),
-            "residual_sd": float(math.sqrt((w * resid**2).sum() / w.sum() * len(x) / dof))}
+            "residual_sd": float(math.sqrt((resid**2).sum() / dof))}
 
 
 def rating_from_regret(regret: float, se: float, calibration: dict[str, Any]) -> dict[str, Any]:
