@@ -19,6 +19,8 @@ stops resumes where it was. The shipped ladders are package data (:func:`shipped
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 import json
 import sys
 import time
@@ -27,8 +29,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from shelfie_env.arena.rating_scale import ANCHOR, Match, fit
-from shelfie_env.bots.levels import LEVELS, TABLE_SIZES, check_players
+from shelfie_env.arena.rating_scale import ANCHOR, Match, fit, row_score
+from shelfie_env.bots.levels import LEVELS, check_players
 
 NAMED = {2: ("random", "greedy", "planner", "ppo", "ppo-flat"), 3: ("random", "greedy", "planner"),
          4: ("random", "greedy", "planner")}
@@ -46,8 +48,14 @@ regret is nearly zero by its own judge, and must not hold the line alone)."""
 
 
 def shipped_ladder(players: int = 2) -> dict[str, Any]:
-    """The shipped ladder of ``players`` (package data ``shelfie_env/data/ladder/ladder_{n}p.json``)."""
+    """The shipped ladder of ``players`` (package data ``shelfie_env/data/ladder/ladder_{n}p.json``),
+    read once per process; the caller gets its own copy."""
     check_players(players)
+    return copy.deepcopy(_read_ladder(players))
+
+
+@functools.cache
+def _read_ladder(players: int) -> dict[str, Any]:
     path = files("shelfie_env") / "data" / "ladder" / f"ladder_{players}p.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -81,10 +89,9 @@ def plan(players: int, errors: dict[str, float], games: int, other_games: int) -
 def _match(a: str, b: str, games: int, players: int, workers: int) -> Match:
     from shelfie_env.arena.evaluate import evaluate
 
-    row = evaluate(a, opponents=[b], players=players, games=games, workers=workers, name=a).rows[0]
-    side = row.corrected or row.raw
-    lo, hi = side["score_rate_ci95"]
-    return Match(a, b, float(side["score_rate"]), (hi - lo) / (2 * 1.959963984540054), row.games, players)
+    score, se, played = row_score(evaluate(a, opponents=[b], players=players, games=games, workers=workers,
+                                           name=a).rows[0])
+    return Match(a, b, score, se, played, players)
 
 
 def _errors(players: int) -> dict[str, dict[str, Any]]:
@@ -271,8 +278,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args._parser
-    if args.players not in TABLE_SIZES:
-        parser.error(f"--players: the ladder has tables of {', '.join(map(str, TABLE_SIZES))} players, not {args.players}")
+    try:
+        check_players(args.players)
+    except ValueError as exc:
+        parser.error(f"--players: {exc}")
     if getattr(args, "levels_command", None) == "measure":
         for name in ("games", "other_games", "workers"):
             value = getattr(args, name)

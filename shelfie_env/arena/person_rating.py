@@ -18,8 +18,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-SCALE = 400.0 / math.log(10.0)
-"""Rating points per unit of Glicko-2's internal scale (173.7178)."""
+from shelfie_env.arena.rating_scale import ELO
+
+SCALE = ELO
+"""Rating points per unit of Glicko-2's internal scale (173.7178): the ladder's own."""
 START = 1500.0
 START_RD = 350.0
 START_VOLATILITY = 0.06

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.arena.deals import deal_start
-from shelfie_env.arena.rating_scale import CLIP, Z95, combine, elo_difference
+from shelfie_env.arena.rating_scale import CLIP, Z95, combine, elo_difference, row_score
 from shelfie_env.bots import Bot
 
 BATCH_DEALS = {2: 25, 3: 20, 4: 12}
@@ -89,11 +89,9 @@ def _batch(policy: Any, level: str, players: int, first_deal: int, deals: int, w
            name: str) -> tuple[float, float, int]:
     from shelfie_env.arena.evaluate import evaluate
 
-    row = evaluate(policy, opponents=[level], players=players, games=deals * players, deals=first_deal,
-                   duplicate=True, workers=workers, name=name).rows[0]
-    side = row.corrected or row.raw
-    lo, hi = side["score_rate_ci95"]
-    return float(side["score_rate"]), max((hi - lo) / (2 * Z95), 1e-3), row.games
+    score, se, played = row_score(evaluate(policy, opponents=[level], players=players, games=deals * players,
+                                           deals=first_deal, duplicate=True, workers=workers, name=name).rows[0])
+    return score, max(se, 1e-3), played
 
 
 def rate(
@@ -106,7 +104,7 @@ def rate(
     name: str = "agent",
 ) -> Rating:
     """Rate ``agent`` on the shipped ladder of ``players`` in at most ``games`` games (module doc)."""
-    from shelfie_env.arena.ladder import level_ratings
+    from shelfie_env.arena.ladder import level_ratings, nearest_level
 
     ratings = level_ratings(players)
     if isinstance(agent, str) and agent in ratings:
@@ -128,9 +126,9 @@ def rate(
         est, se = _estimate(tallies, ratings)
         if played >= min_games and Z95 * se <= target:
             break
-        level = min(specs, key=lambda s: abs(ratings[s][0] - est))
-    return Rating(label, players, est, se, played, min(specs, key=lambda s: abs(ratings[s][0] - est)),
-                  _matches(tallies, ratings), _note(tallies, specs))
+        level = nearest_level(est, players)
+    return Rating(label, players, est, se, played, nearest_level(est, players), _matches(tallies, ratings),
+                  _note(tallies, specs))
 
 
 def _estimate(tallies: dict[str, _Tally], ratings: dict[str, tuple[float, float]]) -> tuple[float, float]:
@@ -175,11 +173,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args._parser
     from shelfie_env.bots import check_table
-    from shelfie_env.bots.levels import TABLE_SIZES
+    from shelfie_env.bots.levels import check_players
     from shelfie_env.bots.spec import parse_spec
 
-    if args.players not in TABLE_SIZES:
-        parser.error(f"--players: the ladder has tables of {', '.join(map(str, TABLE_SIZES))} players, not {args.players}")
+    try:
+        check_players(args.players)
+    except ValueError as exc:
+        parser.error(f"--players: {exc}")
     if args.workers is not None and args.workers <= 0:
         parser.error(f"--workers must be positive, got {args.workers}")
     if args.target is not None and not args.target > 0:

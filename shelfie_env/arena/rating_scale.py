@@ -60,6 +60,14 @@ class Match:
                    int(d.get("players", 2)))
 
 
+def row_score(row: Any) -> tuple[float, float, int]:
+    """An :class:`~shelfie_env.arena.evaluate.EvaluationRow`'s score rate (luck-corrected when measured),
+    its standard error (from its 95 % interval) and its games."""
+    side = row.corrected or row.raw
+    lo, hi = side["score_rate_ci95"]
+    return float(side["score_rate"]), (hi - lo) / (2 * Z95), int(row.games)
+
+
 def elo_difference(score: float, se: float) -> tuple[float, float]:
     """``400 · log10(s / (1 − s))`` of a score rate and its standard error (module doc)."""
     if not se > 0:
@@ -130,4 +138,4 @@ def combine(estimates: Sequence[tuple[float, float]]) -> tuple[float, float]:
     return float((w * r).sum() / w.sum()), float(1.0 / math.sqrt(w.sum()))
 
 
-__all__ = ["ANCHOR", "CLIP", "ELO", "Match", "combine", "elo_difference", "expected_score", "fit"]
+__all__ = ["ANCHOR", "CLIP", "ELO", "Match", "combine", "elo_difference", "expected_score", "fit", "row_score"]

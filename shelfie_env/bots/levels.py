@@ -19,8 +19,6 @@ error rates and ratings measured on the ``test`` deals and positions).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -28,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_env.game.digest import state_digest
 from shelfie_env.game.engine import Game
 
 
@@ -97,8 +96,7 @@ def noise(state: dict[str, Any], level: Level) -> np.ndarray:
     """The level's noise of one position: a standard normal per action id (120), from a hash of the
     state dict and the level (SHAKE-256 bytes through the normal quantile: the same on every run,
     machine and numpy version)."""
-    key = json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
-    raw = np.frombuffer(hashlib.shake_256(level.spec.encode() + b"|" + key).digest(8 * 120), dtype="<u8")
+    raw = np.frombuffer(state_digest(state, level.spec, 8 * 120), dtype="<u8")
     uniform = (raw.astype(np.float64) + 0.5) / 2.0**64
     return np.array([_NORMAL.inv_cdf(u) for u in np.clip(uniform, 1e-15, 1 - 1e-15)])
 

@@ -79,10 +79,11 @@ def level_label(spec: str, players: int) -> str:
 def nearest(rating: float | None, players: int) -> str:
     """The level whose rating at ``players`` is nearest ``rating``; :data:`FIRST_LEVEL` without a
     rating or a ladder."""
-    ratings = anchors(players)
-    if rating is None or not ratings:
+    if rating is None or not anchors(players):
         return FIRST_LEVEL
-    return min(ratings, key=lambda spec: abs(ratings[spec][0] - rating))
+    from shelfie_env.arena.ladder import nearest_level
+
+    return nearest_level(rating, players)
 
 
 def table_level(text: str, players: int) -> Level:

@@ -19,8 +19,6 @@ a time budget depends on the machine).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time as _time
 from typing import Any
 
@@ -28,6 +26,7 @@ import numpy as np
 
 from shelfie_env.bots.planner.search import action_values, ranked_actions
 from shelfie_env.bots.rollout.rollouts import BasePolicy, simulate
+from shelfie_env.game.digest import state_digest
 from shelfie_env.game.engine import Game
 
 _ROUND = 4
@@ -126,9 +125,7 @@ class RolloutBot:
 
 def tape_seed(game: Game, seed: int) -> int:
     """The first dice-tape seed of a decision's rollouts: a hash of the position and ``seed``."""
-    key = json.dumps(game.to_dict(), sort_keys=True, separators=(",", ":")).encode()
-    digest = hashlib.shake_256(f"rollout-{seed}|".encode() + key).digest(5)
-    return _SEED_BASE + int.from_bytes(digest, "little") * 1024
+    return _SEED_BASE + int.from_bytes(state_digest(game.to_dict(), f"rollout-{seed}", 5), "little") * 1024
 
 
 def make_rollout(
