@@ -18,6 +18,11 @@ deal set are grouped by learner (and variant) and budget; each group's runs (one
 Rows of the plain-arena protocol (Wilson win rates), ``raw`` duplicates of a row
 and runs stopped before their budget are left out, and counted. :func:`rows_table` is the
 per-run table ``shelfie bench`` prints, :func:`plot_runs` its ``--plot``.
+
+Rows of the task suite (a ``task`` field) also get the tables of :mod:`shelfie_env.arena.suite_report`: one
+per task, one over tasks, sample efficiency and the baseline runs still to run, printed after the table
+above; ``--leaderboard DOC`` writes them into a Markdown file's leaderboard block, ``--check-leaderboard
+DOC`` checks that block. Only ``versus-2p``'s luck-aware rows join the table above.
 """
 
 from __future__ import annotations
@@ -53,7 +58,9 @@ def runs(
     skipped: dict[str, int] = defaultdict(int)
     for row in results["rows"]:
         protocol = row.get("protocol", PLAIN)
-        if protocol != PROTOCOL:
+        if "task" in row and (row["task"] != "versus-2p" or protocol != PROTOCOL):
+            skipped["task rows without a match against greedy (in the task tables)"] += 1
+        elif protocol != PROTOCOL:
             skipped[
                 "plain-arena protocol (Wilson win rates), not aggregated" if protocol == PLAIN else protocol
             ] += 1
@@ -337,6 +344,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--curves", type=Path, help="write the learning curves over decisions and over seconds here (PNG)"
     )
+    board = parser.add_mutually_exclusive_group()
+    board.add_argument(
+        "--leaderboard",
+        type=Path,
+        metavar="DOC",
+        help="rewrite the task suite's leaderboard in this Markdown file, between the lines "
+        "<!-- leaderboard:start --> and <!-- leaderboard:end -->",
+    )
+    board.add_argument(
+        "--check-leaderboard",
+        type=Path,
+        metavar="DOC",
+        help="only check DOC's leaderboard against the results file (same --reps, --seed, --deals): "
+        "exit 0 when equal, 1 when it differs",
+    )
     return parser
 
 
@@ -354,26 +376,47 @@ def main(argv: Sequence[str] | None = None, prog: str = "shelfie bench report") 
 
 
 def run(args: argparse.Namespace) -> int:
-    """``shelfie bench report``: print the table, write what the options ask for; 2 on a bad file."""
+    """``shelfie bench report``: print the tables, write what the options ask for; 2 on a bad file
+    (``--check-leaderboard``: 1 when the leaderboard differs)."""
+    from shelfie_env.arena import suite_report
+
     parser = getattr(args, "_parser", None) or build_parser()
     if args.reps <= 0:
         parser.error(f"--reps must be positive, got {args.reps}")
+    board_doc = getattr(args, "leaderboard", None)
+    check_doc = getattr(args, "check_leaderboard", None)
     try:
         results = load_results(args.results)
+        if check_doc:
+            return _check_leaderboard(parser, results["rows"], check_doc, args)
+        if board_doc:
+            suite_report.read_doc(board_doc)  # refuse a file without the markers before any work
         groups, skipped = runs(results, args.deals)
-        if not groups:
+        suite = suite_report.has_tasks(results["rows"])
+        if not groups and not suite and not board_doc:
             raise ReportError(
                 f"{args.results}: no {PROTOCOL} rows on the {args.deals} deals to aggregate "
                 f"({sum(skipped.values())} row(s) left out: {', '.join(sorted(skipped)) or 'the file has no rows'})"
             )
-        agg = aggregate(groups, args.reps, args.seed)
         taus = np.linspace(0.0, 1.0, 51)
-        prof, cis = profiles(groups, taus, min(args.reps, 2_000), args.seed)
+        agg, prof, cis = [], {}, {}
+        if groups:
+            agg = aggregate(groups, args.reps, args.seed)
+            prof, cis = profiles(groups, taus, min(args.reps, 2_000), args.seed)
+        summary = (
+            suite_report.suite_summary(results["rows"], args.reps, args.seed, args.deals)
+            if suite or board_doc
+            else None
+        )
     except (ResultsFileError, ReportError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 2
-    text = markdown(agg, skipped, args.deals)
-    print(text)
+    parts = [markdown(agg, skipped, args.deals)] if groups else []
+    if summary is not None and suite:
+        parts.append(suite_report.markdown(summary))
+    text = "\n\n".join(parts)
+    if text:
+        print(text)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(text + "\n", encoding="utf-8")
@@ -390,12 +433,38 @@ def run(args: argparse.Namespace) -> int:
                 **{k: {"fraction": v.tolist(), "ci95": cis[k].tolist()} for k, v in prof.items()},
             },
         }
+        if summary is not None and suite:
+            data["suite"] = summary
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     if args.plot:
-        print(plot_profiles(args.plot, taus, prof, cis))
+        print(plot_profiles(args.plot, taus, prof, cis) if prof else "no profiles written: no versus-2p rows")
     if args.curves:
         print(plot_curves(args.curves, groups))
+    if board_doc and summary is not None:
+        try:
+            changed = suite_report.write_block(board_doc, suite_report.markdown(summary))
+        except (OSError, ReportError) as exc:
+            print(f"{parser.prog}: {exc}", file=sys.stderr)
+            return 2
+        print(f"leaderboard {'written to' if changed else 'already up to date in'} {board_doc}")
     return 0
+
+
+def _check_leaderboard(
+    parser: argparse.ArgumentParser, rows: list[dict[str, Any]], doc: Path, args: argparse.Namespace
+) -> int:
+    """``--check-leaderboard DOC``: 0 when DOC's block is what ``rows`` generate, 1 (and the difference) if not."""
+    from shelfie_env.arena import suite_report
+
+    diff = suite_report.check_leaderboard(rows, doc, reps=args.reps, seed=args.seed, deals=args.deals)
+    if diff is None:
+        print(f"{doc}: the leaderboard is up to date with {args.results}")
+        return 0
+    print(
+        f"{parser.prog}: {diff}\nrewrite it: {parser.prog} {args.results} --leaderboard {doc}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 # ---------------------------------------------------------------- the per-run table of shelfie bench

@@ -8,7 +8,7 @@ The agent takes the forms :func:`~shelfie_env.arena.evaluate.evaluate` takes (a 
 object with ``act(state)``, a function of the state dict). It plays batches of duplicate games on
 consecutive ``test`` deals (common dice, every deal under every seating, luck-corrected), each
 batch against the level whose shipped rating is nearest its current estimate (the first against
-the middle of the ladder); at three and four players it sits alone against a field of copies of
+the middle of the ladder; ``random``, rated on the same ladder, is the rung below the first level); at three and four players it sits alone against a field of copies of
 the level. Each level it met gives an estimate, the level's rating plus the difference its score
 says (:func:`~shelfie_env.arena.rating_scale.elo_difference`, the level's own uncertainty added);
 the rating is their inverse-variance mean. It stops when the 95 % interval is within ``target``
@@ -106,16 +106,17 @@ def rate(
     """Rate ``agent`` on the shipped ladder of ``players`` in at most ``games`` games (module doc)."""
     from shelfie_env.arena.ladder import level_ratings, nearest_level
 
-    ratings = level_ratings(players)
-    if isinstance(agent, str) and agent in ratings:
-        raise ValueError(f"{agent!r} is a level of the ladder: its rating is {ratings[agent][0]:.0f} already")
+    levels = level_ratings(players)
+    if isinstance(agent, str) and agent in levels:
+        raise ValueError(f"{agent!r} is a level of the ladder: its rating is {levels[agent][0]:.0f} already")
+    ratings = {**levels, **_bottom_rung(players)}
     deals = BATCH_DEALS[players]
     if games < deals * players:
         raise ValueError(f"games must be at least one batch, {deals * players} at {players} players; got {games}")
     target = TARGET[players] if target is None else target
     label = agent if isinstance(agent, str) else name
     specs = sorted(ratings, key=lambda s: ratings[s][0])
-    level = specs[len(specs) // 2]
+    level = sorted(levels, key=lambda s: levels[s][0])[len(levels) // 2]
     tallies: dict[str, _Tally] = {}
     played, first, est, se = 0, deal_start("test"), ratings[level][0], math.inf
     while played + deals * players <= games:
@@ -126,9 +127,19 @@ def rate(
         est, se = _estimate(tallies, ratings)
         if played >= min_games and Z95 * se <= target:
             break
-        level = nearest_level(est, players)
+        level = min(ratings, key=lambda s: abs(ratings[s][0] - est))
     return Rating(label, players, est, se, played, nearest_level(est, players), _matches(tallies, ratings),
                   _note(tallies, specs))
+
+
+def _bottom_rung(players: int) -> dict[str, tuple[float, float]]:
+    """``random`` on the shipped ladder, the rung below the first level for agents weaker than it."""
+    from shelfie_env.arena.ladder import shipped_ladder
+
+    for b in shipped_ladder(players)["bots"]:
+        if b["spec"] == "random":
+            return {"random": (float(b["rating"]), float(b["se"]))}
+    return {}
 
 
 def _estimate(tallies: dict[str, _Tally], ratings: dict[str, tuple[float, float]]) -> tuple[float, float]:
@@ -155,7 +166,7 @@ def _note(tallies: dict[str, _Tally], specs: list[str]) -> str:
     if top is not None and top.score()[0] > 1 - CLIP:
         return "stronger than the ladder's top level: the rating is a lower bound"
     if bottom is not None and bottom.score()[0] < CLIP:
-        return "weaker than the ladder's first level: the rating is an upper bound"
+        return f"weaker than {specs[0]}, the ladder's lowest rung: the rating is an upper bound"
     return ""
 
 

@@ -30,6 +30,7 @@ class ResultsFileError(ValueError):
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (
         row.get("protocol", PLAIN),
+        row.get("task", "versus-2p"),
         row["learner"],
         row.get("variant", ""),
         row["seed"],

@@ -29,6 +29,8 @@ from shelfie_env.arena.values import DEFAULT_LUCK
 
 PROTOCOL = "duplicate-luck"
 """Protocol id of rows evaluated by :func:`evaluate_row`."""
+TASK_PROTOCOL = "task-score"
+"""Protocol id of rows of the 3-, 4-player and solo tasks, scored by the task alone (no match against greedy)."""
 PLAIN = "plain-arena"
 """Protocol id of rows evaluated by plain arena games (Wilson win rates); rows without a ``protocol`` key."""
 PROTOCOLS = {
@@ -40,6 +42,12 @@ PROTOCOLS = {
         "games factor (raw / corrected variance); win rate with its 95% Wilson interval",
         "curve": "plain arena games against greedy on the selection deals (dice seeds 10,000,000 + i), "
         "over learner decisions and training seconds",
+    },
+    TASK_PROTOCOL: {
+        "evaluation": "the task's score alone: shelfie_env.arena.rate on the shipped ladder of the table size "
+        "(duplicate, luck-corrected, test deals) or, on solo, the mean final score over the test deals",
+        "metrics": "rating with its 95% interval, or mean score with its 95% interval; normalized 0 (random) "
+        "to 100 (the top level, or the best reference bot on solo)",
     },
     PLAIN: {
         "evaluation": "plain arena games, seats rotated, common dice",
@@ -171,34 +179,57 @@ def curve_point(bot: Any, games: int, decisions: int, train_s: float) -> dict[st
 
 class Curve:
     """Learning-curve points every ``every`` decisions (:func:`curve_point`), with the training seconds so far
-    (curve games not counted); :meth:`state` / :meth:`load_state` carry it through a checkpoint."""
+    (curve games not counted); :meth:`state` / :meth:`load_state` carry it through a checkpoint.
 
-    def __init__(self, every: int, games: int) -> None:
-        self.every, self.games = every, games
+    ``rating_marks`` (decisions) add points of the task's own score
+    (:func:`~shelfie_env.arena.task_score.curve_fields` at ``players``: a small ``rate()``, or a solo mean)
+    to :attr:`ratings` when training passes each mark."""
+
+    def __init__(self, every: int, games: int, rating_marks: tuple[int, ...] = (), players: int = 2) -> None:
+        self.every, self.games, self.players = every, games, players
         self.points: list[dict[str, Any]] = []
-        self.next = every
+        self.ratings: list[dict[str, Any]] = []
+        self.marks = sorted(int(m) for m in rating_marks)
+        self.next_plain = every
         self.eval_s = 0.0
         self.start = time.time()
 
+    @property
+    def next(self) -> int:
+        """The decisions of the next point of either kind (a large number when none is due)."""
+        upcoming = [self.next_plain] if self.every > 0 else []
+        upcoming += self.marks[:1]
+        return min(upcoming) if upcoming else 2**62
+
     def due(self, decisions: int) -> bool:
-        return self.every > 0 and decisions >= self.next
+        return (self.every > 0 or bool(self.marks)) and decisions >= self.next
 
     def train_s(self) -> float:
         """Seconds spent training so far (curve evaluations not counted)."""
         return time.time() - self.start - self.eval_s
 
     def state(self) -> dict[str, Any]:
-        return {"points": list(self.points), "next": self.next, "train_s": self.train_s()}
+        return {"points": list(self.points), "next": self.next_plain, "train_s": self.train_s(),
+                "ratings": list(self.ratings), "marks": list(self.marks)}
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Continue a curve saved by :meth:`state`: its points, schedule and training seconds."""
-        self.points, self.next = list(state["points"]), int(state["next"])
+        self.points, self.next_plain = list(state["points"]), int(state["next"])
+        self.ratings = list(state.get("ratings", []))
+        if "marks" in state:
+            self.marks = [int(m) for m in state["marks"]]
         self.eval_s, self.start = 0.0, time.time() - float(state["train_s"])
 
     def add(self, decisions: int, bot: Any, final: bool = False) -> None:
+        if not final and self.marks and decisions >= self.marks[0]:
+            while self.marks and self.marks[0] <= decisions:
+                self.marks.pop(0)
+            self._rating_point(decisions, bot)
         if not final:
-            while self.next <= decisions:
-                self.next += self.every
+            if self.every <= 0 or decisions < self.next_plain:
+                return
+            while self.next_plain <= decisions:
+                self.next_plain += self.every
         elif self.points and self.points[-1]["decisions"] == decisions:
             return
         if self.games <= 0 or (final and self.every <= 0):
@@ -209,6 +240,16 @@ class Curve:
         self.eval_s += time.time() - t0
         self.points.append(point)
         print(json.dumps({"curve": point}), flush=True)
+
+    def _rating_point(self, decisions: int, bot: Any) -> None:
+        from shelfie_env.arena.task_score import curve_fields
+
+        t0 = time.time()
+        with _rng_kept():
+            point = curve_fields(bot, self.players, decisions, self.train_s())
+        self.eval_s += time.time() - t0
+        self.ratings.append(point)
+        print(json.dumps({"rating_curve": point}), flush=True)
 
 
 @contextmanager

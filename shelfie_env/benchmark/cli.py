@@ -43,22 +43,40 @@ def _description() -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The options of ``shelfie bench`` and its ``report`` subcommand (docs/benchmark.md lists them)."""
     from shelfie_env.arena import aggregate as report
+    from shelfie_env.benchmark.suite import DEFAULT_TASK, TASKS
 
     parser.description = _description()
     add_protocol_arguments(parser)
     parser.add_argument(
+        "--task",
+        default=DEFAULT_TASK,
+        choices=list(TASKS),
+        help=f"the task to train and rate on (default {DEFAULT_TASK}; shelfie bench tasks lists them)",
+    )
+    parser.add_argument(
+        "--rate-games",
+        type=int,
+        help="games of each row's task score: rate() at 2-4 players (default 400 / 360 / 384), solo games (500)",
+    )
+    parser.add_argument(
+        "--no-rating-curve",
+        action="store_true",
+        help="no task-score points at 1/4 and 1/2 of the budget (the report's sample-efficiency curve)",
+    )
+    parser.add_argument(
         "--algos",
-        nargs="+",
+        nargs="*",
         default=list(LEARNERS),
         choices=LEARNERS,
-        help="learners to train (default: all)",
+        help="learners to train (default: all; --algos alone: none, reference rows only)",
     )
     parser.add_argument(
         "--bots",
         nargs="*",
-        default=["random", "greedy", "openspiel-mcts"],
+        default=None,
         choices=BOTS,
-        help="rows without training (none: --bots alone)",
+        help="rows without training (default: random greedy openspiel-mcts at versus-2p, random greedy planner "
+        "elsewhere; none: --bots alone)",
     )
     parser.add_argument(
         "--mcts-simulations", type=int, default=100, help="simulations a move of the openspiel-mcts row"
@@ -127,7 +145,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="FIELD=VALUE",
         help="other PPOFlatConfig fields of ppo_flat (e.g. stop_bias=4 ent_coef_reroll=0.05)",
     )
-    sub = parser.add_subparsers(dest="bench_command", metavar="{report}")
+    sub = parser.add_subparsers(dest="bench_command", metavar="{tasks,rate,report}")
+    tasks = sub.add_parser("tasks", help="list the benchmark's tasks", description="The benchmark's tasks.")
+    tasks.add_argument("--json", type=Path, metavar="FILE", help="also write the tasks as JSON")
+    tasks.set_defaults(_parser=tasks)
+    from shelfie_env.benchmark import agent_row
+
+    rate = sub.add_parser("rate", help="rate an agent trained elsewhere on a task and write its row",
+                          description=agent_row.DESCRIPTION)
+    agent_row.add_arguments(rate)
+    rate.set_defaults(_parser=rate)
     rep = sub.add_parser(
         "report",
         help="aggregate a results file over seeds (IQM with intervals, profiles, curves)",
@@ -222,19 +249,20 @@ def tag_of(algo: str, settings: dict[str, Any], flat: dict[str, Any]) -> str:
     return ",".join(p for p in parts if p)
 
 
-def run_folder(root: Path, algo: str, tag: str, seed: int, steps: int) -> Path:
-    """``root/<learner>[_<variant>]_s<seed>_<budget>``."""
+def run_folder(root: Path, algo: str, tag: str, seed: int, steps: int, task: str = "versus-2p") -> Path:
+    """``root/[<task>_]<learner>[_<variant>]_s<seed>_<budget>`` (the task named unless it is ``versus-2p``)."""
     safe = re.sub(r"[^A-Za-z0-9.]+", "-", tag).strip("-")
-    return root / f"{algo}{'_' + safe if safe else ''}_s{seed}_{budget_label(steps)}"
+    lead = "" if task == "versus-2p" else f"{task}_"
+    return root / f"{lead}{algo}{'_' + safe if safe else ''}_s{seed}_{budget_label(steps)}"
 
 
 def reference_bot(name: str, simulations: int) -> tuple[str, Any]:
-    """A ``--bots`` row's name and bot."""
+    """A ``--bots`` row's name and bot (``random`` seeded; the others as specs, at any table size)."""
     from shelfie_env.bots import make
 
     if name == "openspiel-mcts":
         return f"openspiel-mcts:simulations={simulations}", make("openspiel-mcts", simulations=simulations)
-    return name, make(name, **({"seed": 1} if name == "random" else {}))
+    return name, make("random", seed=1) if name == "random" else name
 
 
 def model_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -280,6 +308,54 @@ def model_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
+def list_tasks(args: argparse.Namespace) -> int:
+    """``shelfie bench tasks``: every task's name, env and options, table size and score."""
+    from shelfie_env.benchmark.learners import TASKS_OF
+    from shelfie_env.benchmark.suite import TASKS
+
+    lines = [
+        "| task | env id | env options | players | training opponents | score | normalized | learners |",
+        "|---|---|---|---:|---|---|---|---|",
+    ]
+    out = []
+    for t in TASKS.values():
+        d = t.describe()
+        d["learners"] = [a for a, fits in TASKS_OF.items() if t.name in fits]
+        opts = ", ".join(f"{k}={v}" for k, v in d["env_options"].items()) or "-"
+        lines.append(f"| {t.name} | {t.env_id} | {opts} | {t.players} | {d['opponents']} | {t.score} | {d['normalized']} | "
+                     f"{', '.join(d['learners'])} |")
+        out.append(d)
+    print("\n".join(lines))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def check_task_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse a learner, a reference bot or an option that does not fit ``--task``."""
+    from shelfie_env.benchmark.learners import check_task
+    from shelfie_env.benchmark.suite import REFERENCE_BOTS, task
+
+    t = task(args.task)
+    if args.bots is None:
+        args.bots = ["random", "greedy", "openspiel-mcts"] if t.players == 2 else list(REFERENCE_BOTS)
+    for algo in [] if args.models else args.algos:
+        try:
+            check_task(algo, t.name)
+        except ValueError as exc:
+            parser.error(f"--task {t.name}: {exc}")
+    if t.players != 2:
+        if args.curve_every:
+            parser.error(f"--curve-every: the plain curve is a 2-player one; {t.name}'s curve is its rating "
+                         "curve (points at 1/4 and 1/2 of the budget)")
+        if "openspiel-mcts" in args.bots:
+            parser.error(f"--bots openspiel-mcts plays 2 players only, not {t.name}")
+        if args.models:
+            parser.error(f"--models: rate exports on {t.name} with shelfie bench rate --task {t.name}")
+    if args.rate_games is not None and args.rate_games <= 0:
+        parser.error(f"--rate-games must be positive, got {args.rate_games}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie bench`` (``shelfie bench report`` goes to the report)."""
     parser: argparse.ArgumentParser = args._parser
@@ -287,12 +363,19 @@ def run(args: argparse.Namespace) -> int:
         from shelfie_env.arena import aggregate as report
 
         return report.run(args)
+    if getattr(args, "bench_command", None) == "tasks":
+        return list_tasks(args)
+    if getattr(args, "bench_command", None) == "rate":
+        from shelfie_env.benchmark import agent_row
+
+        return agent_row.run(args)
     check_args(parser, args, getattr(args, "_argv", None) or _argv_after("bench"), train_only=True)
     if args.curve_every < 0 or args.curve_games < 0:
         parser.error("--curve-every and --curve-games must be >= 0")
     if args.mcts_simulations <= 0:
         parser.error(f"--mcts-simulations must be positive, got {args.mcts_simulations}")
     flat = check_settings(parser, args)
+    check_task_args(parser, args)
     try:
         bots = [reference_bot(name, args.mcts_simulations) for name in dict.fromkeys(args.bots)]
     except ImportError as exc:
@@ -328,26 +411,30 @@ def train_and_rate(
 ) -> list[dict[str, Any]]:
     """The command's rows, each merged into ``args.out`` as soon as it is done."""
     from shelfie_env.arena.results_file import add_rows
-    from shelfie_env.arena.rows import Curve, evaluate_row
+    from shelfie_env.arena.rows import Curve
+    from shelfie_env.arena.task_score import task_row
     from shelfie_env.benchmark.ablations import RawChoiceBot, reroll_rule
     from shelfie_env.benchmark.learners import Run, train, train_opponents_of
+    from shelfie_env.benchmark.suite import task
 
+    t = task(args.task)
     rows: list[dict[str, Any]] = model_rows(args) if args.models and args.eval_games else []
     for name, bot in bots if args.eval_games else ():
         mode = "bot" if name in BOTS else "search"
-        rows.append(evaluate_row(bot, args, learner=name, seed=None, train_s=0.0, mode=mode))
+        rows.append(task_row(bot, args, t.name, t.players, learner=name, seed=None, train_s=0.0, mode=mode))
         add_rows(args.out, rows[-1:])
         print(json.dumps(rows[-1]), flush=True)
+    marks = () if args.no_rating_curve else (args.steps // 4, args.steps // 2)
     for algo in args.algos if not args.models else ():
         settings = settings_of(algo, args)
         tag = tag_of(algo, settings, flat)
         for seed in args.seeds:
-            folder = run_folder(args.run_dir, algo, tag, seed, args.steps)
+            folder = run_folder(args.run_dir, algo, tag, seed, args.steps, t.name)
             spec = Run(
                 algo,
                 args.steps,
                 seed,
-                Curve(args.curve_every, args.curve_games),
+                Curve(args.curve_every, args.curve_games, marks if args.eval_games else (), t.players),
                 settings,
                 run_dir=folder,
                 checkpoint_every=args.checkpoint_every,
@@ -356,6 +443,7 @@ def train_and_rate(
                 save=args.save,
                 flat=flat,
                 tag=tag,
+                players=t.players,
             )
             trained = train(spec)
             if trained is None:
@@ -365,7 +453,7 @@ def train_and_rate(
                 print(json.dumps({"stopped": str(folder), "seed": seed, "continue": again}), flush=True)
                 continue
             extra: dict[str, Any] = {
-                "train_opponents": train_opponents_of(algo, settings),
+                "train_opponents": train_opponents_of(algo, settings) if t.players > 1 else "none (solo)",
                 **(
                     {"settings": settings}
                     if algo in ("maskable_ppo", "maskable_ppo_expect", "a2c", "ppo_flat")
@@ -383,6 +471,8 @@ def train_and_rate(
                     "decisions": trained.decisions,
                     "train_s": round(trained.train_s, 1),
                     "mode": "stopped",
+                    "task": t.name,
+                    "players": t.players,
                     **extra,
                     "curve": spec.curve.points,
                     "command": row_command(args.command),
@@ -391,14 +481,17 @@ def train_and_rate(
                 bot, workers = trained.bot, None
                 if algo == "a2c" and reroll_rule(settings["reroll"]) is None:
                     bot, workers = RawChoiceBot(trained.policy), 1  # counts its first choices in this process
-                row = evaluate_row(
+                row = task_row(
                     bot,
                     args,
+                    t.name,
+                    t.players,
                     learner=algo,
                     seed=seed,
                     train_s=trained.train_s,
                     decisions=trained.decisions,
                     workers=workers,
+                    rating_curve=spec.curve.ratings,
                     **extra,
                 )
                 if isinstance(bot, RawChoiceBot):

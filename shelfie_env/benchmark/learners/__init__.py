@@ -52,6 +52,31 @@ BASE: dict[str, dict[str, Any]] = {"ppo_flat": {"obs": "features"}}
 """A learner's own value of a setting where it differs from the protocol's (the run is not tagged with it)."""
 RESUMABLE = ("maskable_ppo", "maskable_ppo_expect", "ppo_flat")
 """Learners that checkpoint the whole run and resume it exactly (``maskable_ppo*`` with ``--reroll ids|keep``)."""
+TASKS_OF: dict[str, tuple[str, ...]] = {
+    "maskable_ppo": ("versus-2p", "field-3p", "field-4p", "solo"),
+    "maskable_ppo_expect": ("versus-2p",),
+    "a2c": ("versus-2p",),
+    "td": ("versus-2p", "field-3p", "field-4p"),
+    "rllib_ppo": ("versus-2p",),
+    "ppo_afterstate": ("versus-2p", "field-3p", "field-4p"),
+    "ppo_flat": ("versus-2p", "field-3p", "field-4p", "solo"),
+}
+"""The tasks (:data:`~shelfie_env.benchmark.suite.TASKS`) each learner trains on."""
+WHY_NOT = {
+    "td": "its after-state values learn a rank against rivals, and a solo game has none",
+    "ppo_afterstate": "its after-state values learn a rank against rivals, and a solo game has none",
+}
+"""Why a learner does not train on ``solo``, where a reason is more than "not built"."""
+
+
+def check_task(algo: str, task: str) -> None:
+    """``ValueError`` naming the tasks ``algo`` trains on when ``task`` is not one of them."""
+    fits = TASKS_OF.get(algo, ())
+    if task not in fits:
+        why = f" ({WHY_NOT[algo]})" if task == "solo" and algo in WHY_NOT else ""
+        raise ValueError(f"{algo} does not train on {task}{why}; it trains on {', '.join(fits)}")
+
+
 OWN_OPPONENTS = {"ppo_afterstate": "its recipe's: itself, greedy in 1/5 of the seats"}
 """Learners trained against other opponents than :data:`~shelfie_env.benchmark.tasks.TRAIN_OPPONENTS`."""
 
@@ -79,6 +104,8 @@ class Run:
     """``--flat`` fields of :class:`~shelfie_env.train.ppo_flat.ppo.PPOFlatConfig` (``ppo_flat`` only)."""
     tag: str = ""
     """The run's ``variant`` (its row's; it names the ``save`` export)."""
+    players: int = 2
+    """Table size of the run's task (1: ``solo``)."""
 
     def export_name(self) -> str:
         """``<learner>[_<variant>]_s<seed>_<budget>``: the name of the run's ``save`` export."""

@@ -1,4 +1,5 @@
-"""``ppo_afterstate``: the no-teacher after-state PPO trainer with the ``ppo_afterstate_2p`` preset's settings.
+"""``ppo_afterstate``: the no-teacher after-state PPO trainer with the ``ppo_afterstate_2p`` preset's settings
+at the task's table size.
 
 From random weights, against its recipe's opponents (itself, ``greedy`` in a share ``opp_greedy`` of the
 seats: its batched rollouts have no ``random`` seat); its games are played in a worker process while it
@@ -30,7 +31,7 @@ def train(run: Run) -> Trained:
     curve = run.curve
     with tempfile.TemporaryDirectory() as tmp:
         cfg = PPOAfterstateConfig(
-            **{**recipe, "seed": run.seed, "total_steps": run.steps, "eval_games": 0, "run_dir": tmp}
+            **{**recipe, "seed": run.seed, "players": run.players, "total_steps": run.steps, "eval_games": 0, "run_dir": tmp}
         )
         torch.set_num_threads(cfg.threads)
         trainer = PPOAfterstateTrainer(cfg, PRESET)

@@ -78,7 +78,7 @@ def config(run: Run, run_dir: Path) -> Any:
         **run.flat,
     }
     cfg = PPOFlatConfig(
-        players=2, total_steps=run.steps, seed=run.seed, eval_every=0, run_dir=str(run_dir), **fields
+        players=run.players, total_steps=run.steps, seed=run.seed, eval_every=0, run_dir=str(run_dir), **fields
     )
     cfg.check()
     return cfg
@@ -109,7 +109,7 @@ def train(run: Run) -> Trained | None:
 
         def bot() -> PPOBot:
             path = export_agent(trainer.agent, cfg, curve_model, trainer.global_step, trainer.train_s, [])
-            return PPOBot.load(path, num_players=2)
+            return PPOBot.load(path, num_players=run.players)
 
         start = trainer.global_step
         batch = cfg.batch_size
@@ -117,7 +117,7 @@ def train(run: Run) -> Trained | None:
         while not trainer.finished:
             # one call trains up to the next curve point, checkpoint mark or stop, in whole iterations
             marks = [trainer.iterations * batch]
-            if curve.every:
+            if curve.every or curve.marks:
                 marks.append(curve.next)
             if every:
                 marks.append((trainer.global_step // every + 1) * every)

@@ -42,6 +42,8 @@ from shelfie_env.bots.learned.policy import NumpyPolicy
 from shelfie_env.envs.sb3_vec import ShelfieVecEnv
 
 N_ENVS = 8
+SOLO_REWARD = 0.02
+"""Reward a point of the solo task (the shipped ``ppo_solo`` recipe's scale)."""
 CHECKPOINT = "checkpoint.pkl"
 FORMAT = 2
 """Checkpoint format: 2 holds the batched seats' public state (with the table size)."""
@@ -50,23 +52,28 @@ FORMAT = 2
 class BenchVecEnv(ShelfieVecEnv):
     """The batched SB3 adapter against the benchmark's opponents, with the score-margin term at game end."""
 
-    def __init__(self, num_envs: int, seed: int, settings: dict[str, Any]) -> None:
+    def __init__(self, num_envs: int, seed: int, settings: dict[str, Any], players: int = 2) -> None:
         p_random, _ = TRAIN_MIXES[settings["train_opponents"]]
         self.pool = MixPool(p_random, seed)
-        self.margin_coef = float(settings["margin_coef"])
+        self.solo = players == 1
+        self.margin_coef = 0.0 if self.solo else float(settings["margin_coef"])
         super().__init__(
             num_envs,
-            num_players=2,
-            opponents=self.pool,
+            num_players=players,
+            opponents=() if self.solo else self.pool,
             seed=seed,
             obs=settings["obs"],
             reroll=settings["reroll"],
-            score_reward=settings["score_reward"],
+            score_reward=0.0 if self.solo else settings["score_reward"],
         )
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         obs, rewards, dones, infos = super().step_wait()
-        if self.margin_coef:
+        if self.solo:  # the solo reward: SOLO_REWARD a point scored
+            rewards *= SOLO_REWARD
+            for i in np.flatnonzero(dones):
+                infos[i]["episode"]["r"] *= SOLO_REWARD
+        elif self.margin_coef:
             for i in np.flatnonzero(dones):
                 extra = margin_term(infos[i]["scores"], infos[i]["seat"], self.margin_coef)
                 rewards[i] += extra
@@ -106,7 +113,7 @@ def build(run: Run, venv: Any) -> Any:
         from shelfie_env.train.maskable_ppo.policy import ExpectHeadPolicy
 
         policy = ExpectHeadPolicy
-        kw["policy_kwargs"].update(players=2, set_arch=arch)
+        kw["policy_kwargs"].update(players=run.players, set_arch=arch)
     return MaskablePPO(
         policy,
         venv,
@@ -171,7 +178,7 @@ def train(run: Run) -> Trained | None:
     s = run.settings
     on_batch = batched(run)
     if on_batch:
-        venv: Any = BenchVecEnv(N_ENVS, run.seed, s)
+        venv: Any = BenchVecEnv(N_ENVS, run.seed, s, run.players)
     else:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -187,7 +194,7 @@ def train(run: Run) -> Trained | None:
     rule = reroll_rule(s["reroll"])
 
     def as_bot(policy_np: NumpyPolicy) -> PPOBot:
-        return PPOBot(policy_np, 2, card=card) if rule is None else FixedRerollsBot(policy_np, rule)
+        return PPOBot(policy_np, run.players, card=card) if rule is None else FixedRerollsBot(policy_np, rule)
 
     curve = run.curve
 
@@ -223,7 +230,7 @@ def train(run: Run) -> Trained | None:
         config = {"activation": "tanh", "seed": run.seed, "budget": run.steps, **s}
         name = run.export_name()
         meta = make_card(
-            2,
+            run.players,
             algo=run.algo,
             config=config,
             steps=model.num_timesteps,

@@ -3,7 +3,15 @@
 ``shelfie train --algo ppo_flat ARGS``."""
 
 from shelfie_env.train.command import Learner
-from shelfie_env.train.ppo_flat.ppo import ALGO, Agent, PPOFlatConfig, Trainer, play_greedy
+from shelfie_env.train.ppo_flat.ppo import (
+    ALGO,
+    SOLO_SCORE_REWARD,
+    Agent,
+    PPOFlatConfig,
+    Trainer,
+    play_greedy,
+    play_solo,
+)
 
 LEARNER = Learner(
     PPOFlatConfig,
@@ -11,4 +19,13 @@ LEARNER = Learner(
     "shelfie_env.train.ppo_flat.cli",
 )
 
-__all__ = ["ALGO", "LEARNER", "Agent", "PPOFlatConfig", "Trainer", "play_greedy"]
+__all__ = [
+    "ALGO",
+    "LEARNER",
+    "SOLO_SCORE_REWARD",
+    "Agent",
+    "PPOFlatConfig",
+    "Trainer",
+    "play_greedy",
+    "play_solo",
+]

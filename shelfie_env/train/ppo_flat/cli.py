@@ -20,11 +20,16 @@ from shelfie_env.train.ppo_flat.ppo import ALGO, PPOFlatConfig, Trainer
 
 def describe(cfg: PPOFlatConfig) -> str:
     """One line saying what a run will do."""
-    seats = f"random {cfg.opp_random:.0%}, greedy {cfg.opp_greedy:.0%}"
-    if cfg.opp_random + cfg.opp_greedy < 1.0:
-        seats += ", snapshots the rest"
+    if cfg.players == 1:
+        table = "solo (1 player)"
+        seats = f"none; reward {cfg.point_reward:g} per point"
+    else:
+        table = f"{cfg.players} players"
+        seats = f"random {cfg.opp_random:.0%}, greedy {cfg.opp_greedy:.0%}"
+        if cfg.opp_random + cfg.opp_greedy < 1.0:
+            seats += ", snapshots the rest"
     return (
-        f"flat masked PPO, {cfg.players} players, {cfg.total_steps:,} learner decisions from random weights, "
+        f"flat masked PPO, {table}, {cfg.total_steps:,} learner decisions from random weights, "
         f"obs {cfg.obs}, reroll {cfg.reroll}, network {list(cfg.net_arch)}, {cfg.num_envs} games x "
         f"{cfg.num_steps} decisions per iteration, opponents: {seats}"
     )

@@ -20,7 +20,10 @@ calls inside the policy. The file reads top to bottom like CleanRL's ``ppo.py``:
 
 Rewards are the learner's: at game end the rank reward plus ``margin_coef`` x (own score
 - best rival score) / 50 (the benchmark's reward); with ``score_reward > 0`` every
-decision also earns that much per point it added to the learner's score.
+decision also earns that much per point it added to the learner's score. At ``players=1``
+(solo, ``shelfie/Solo-v0``) the learner is the only seat and a decision's reward is only
+``score_reward`` x the points it added, ``score_reward=0`` meaning :data:`SOLO_SCORE_REWARD`
+(0.02 a point); the curve then records the mean final score instead of the rate against greedy.
 
 ``shelfie train --algo ppo_flat`` runs it; ``python -m shelfie_env.train.ppo_flat`` too.
 """
@@ -47,6 +50,8 @@ from shelfie_env.observation.features import check_obs_mode, obs_size
 
 REROLL_IDS = slice(0, 64)
 ALGO = "ppo_flat"
+SOLO_SCORE_REWARD = 0.02
+"""Reward per point of a solo run (``players=1``) whose ``score_reward`` is 0."""
 
 
 # ---------------------------------------------------------------------------------------- config
@@ -55,7 +60,7 @@ class PPOFlatConfig:
     """Settings of a flat masked PPO run (``shelfie train --algo ppo_flat --FIELD VALUE``)."""
 
     players: int = 2
-    """Players at the table (2-4); the learner takes one seat, drawn per game."""
+    """Players at the table (1-4); the learner takes one seat, drawn per game (1: solo, the only seat)."""
     total_steps: int = 10_000_000
     """Learner decisions to train for."""
     obs: str = "features"
@@ -93,9 +98,9 @@ class PPOFlatConfig:
     stop_bias: float = 0.0
     """Initial logit bias of action 0 (stop rolling); log(60) ~ 4.1 makes stopping as likely as all rerolls."""
     margin_coef: float = 0.1
-    """Weight of (own - best rival score) / 50 in the end-of-game reward."""
+    """Weight of (own - best rival score) / 50 in the end-of-game reward (unused solo)."""
     score_reward: float = 0.0
-    """Reward per point each decision adds to the learner's score (0: none)."""
+    """Reward per point each decision adds to the learner's score (0: none; solo, 0 is SOLO_SCORE_REWARD)."""
     opp_random: float = 0.5
     """Share of opponent seats played by ``random``."""
     opp_greedy: float = 0.5
@@ -107,7 +112,7 @@ class PPOFlatConfig:
     eval_every: int = 500_000
     """Learner decisions between curve points (0: none)."""
     eval_games: int = 400
-    """Games against greedy per curve point (fixed dice streams, seats alternating)."""
+    """Games per curve point: against greedy, seats alternating, or solo (fixed dice streams)."""
     seed: int = 0
     """Seed of the network, the dice, the seats and the opponents."""
     run_dir: str = "runs/ppo_flat"
@@ -117,8 +122,8 @@ class PPOFlatConfig:
         """``ValueError`` naming the first field out of range."""
         check_obs_mode(self.obs)
         check_reroll_mode(self.reroll)
-        if not 2 <= self.players <= 4:
-            raise ValueError(f"players must be 2..4, got {self.players}")
+        if isinstance(self.players, bool) or not isinstance(self.players, int) or not 1 <= self.players <= 4:
+            raise ValueError(f"players must be 2..4 (a table) or 1 (solo), got {self.players!r}")
         for name in ("total_steps", "num_envs", "num_steps", "epochs", "minibatch_size", "learning_rate"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -138,6 +143,13 @@ class PPOFlatConfig:
     @property
     def batch_size(self) -> int:
         return self.num_envs * self.num_steps
+
+    @property
+    def point_reward(self) -> float:
+        """Reward per point a decision adds to the learner's score (solo: ``SOLO_SCORE_REWARD`` when 0)."""
+        if self.players == 1 and not self.score_reward:
+            return SOLO_SCORE_REWARD
+        return self.score_reward
 
 
 # ------------------------------------------------------------------------------------- network
@@ -281,7 +293,8 @@ class Trainer:
         self.global_step = 0
         self.iteration = 0
         self.train_s = 0.0
-        self.next_snapshot = c.snapshot_every if c.opp_random + c.opp_greedy < 1.0 else None
+        snapshots = c.players > 1 and c.opp_random + c.opp_greedy < 1.0
+        self.next_snapshot = c.snapshot_every if snapshots else None
         if self.next_snapshot is not None:
             self.opponents.add(self.agent.actor)
         self.next_eval = c.eval_every if c.eval_every else None
@@ -308,15 +321,17 @@ class Trainer:
         rank, ended = s.step(actions)
         scores = s.batch.scores.astype(np.float64)
         own = scores[rows, s.learner]
-        reward = c.score_reward * (own - before) if c.score_reward else np.zeros(c.num_envs)
+        scale = c.point_reward
+        reward = scale * (own - before) if scale else np.zeros(c.num_envs)
         if ended.any():
-            rivals = scores.copy()
-            rivals[rows, s.learner] = -np.inf
-            margin = (own - rivals.max(axis=1)) / 50.0
-            reward = reward + np.where(ended, rank + c.margin_coef * margin, 0.0)
-            won = ended & (rank > 0)
+            if c.players > 1:  # solo: ``rank`` is the score change, and there is no rival
+                rivals = scores.copy()
+                rivals[rows, s.learner] = -np.inf
+                margin = (own - rivals.max(axis=1)) / 50.0
+                reward = reward + np.where(ended, rank + c.margin_coef * margin, 0.0)
+                won = ended & (rank > 0)
+                self.stats["wins"] = self.stats.get("wins", 0) + int(won.sum())
             self.stats["games"] = self.stats.get("games", 0) + int(ended.sum())
-            self.stats["wins"] = self.stats.get("wins", 0) + int(won.sum())
             self.stats["score"] = self.stats.get("score", 0) + float(own[ended].sum())
             s.reset_games(ended)
         return reward.astype(np.float32), ended
@@ -427,22 +442,32 @@ class Trainer:
 
     def progress_line(self, log: dict[str, float]) -> str:
         g = max(self.stats.get("games", 0), 1)
-        line = {
+        line: dict[str, Any] = {
             "steps": self.global_step,
             "sps": round(self.global_step / max(self.train_s, 1e-9)),
-            "win_rate": round(self.stats.get("wins", 0) / g, 3),
-            "mean_score": round(self.stats.get("score", 0) / g, 1),
-            **{k: round(v, 4) for k, v in log.items()},
         }
+        if self.config.players > 1:
+            line["win_rate"] = round(self.stats.get("wins", 0) / g, 3)
+        line["mean_score"] = round(self.stats.get("score", 0) / g, 1)
+        line.update({k: round(v, 4) for k, v in log.items()})
         if self.curve:
-            line["vs_greedy"] = self.curve[-1]["score_rate"]
+            last = self.curve[-1]
+            if "score_rate" in last:
+                line["vs_greedy"] = last["score_rate"]
+            else:
+                line["eval_score"] = last["mean_score"]
         self.stats = {}
         return json.dumps(line)
 
     def curve_point(self) -> dict[str, Any]:
-        """Score rate of the greedy-playing actor against ``greedy`` over ``eval_games`` games."""
-        rate = play_greedy(self.agent.actor, self.config, self.config.eval_games)
-        return {"steps": self.global_step, "train_s": round(self.train_s, 1), "score_rate": round(rate, 4)}
+        """Score rate of the greedy-playing actor against ``greedy`` over ``eval_games`` games; solo, its
+        mean final score (``mean_score``)."""
+        point: dict[str, Any] = {"steps": self.global_step, "train_s": round(self.train_s, 1)}
+        if self.config.players == 1:
+            point["mean_score"] = round(play_solo(self.agent.actor, self.config, self.config.eval_games), 2)
+        else:
+            point["score_rate"] = round(play_greedy(self.agent.actor, self.config, self.config.eval_games), 4)
+        return point
 
     # ------------------------------------------------------------- checkpoint
     def state(self) -> dict[str, Any]:
@@ -510,6 +535,8 @@ def play_greedy(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int =
     """Score rate (wins + half the ties) of ``actor``, choosing its most likely legal action, against
     ``greedy`` in every other seat: ``games`` games on fixed dice streams, the learner's seat cycling."""
     n = config.players
+    if n < 2:
+        raise ValueError("play_greedy needs 2..4 players; a solo actor is scored by play_solo")
     per_seat = max(games // n, 1)
     points = 0.0
     with torch.no_grad():
@@ -526,6 +553,22 @@ def play_greedy(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int =
                 done |= seats.batch.done
             points += float(((seats.final_rewards() + 1.0) / 2.0).sum())
     return points / (per_seat * n)
+
+
+def play_solo(actor: nn.Module, config: PPOFlatConfig, games: int, seed: int = 123_456) -> float:
+    """Mean final score of ``actor``, choosing its most likely legal action, alone in ``games`` 1-player
+    games on fixed dice streams."""
+    games = max(games, 1)
+    seats = BatchedSeats(games, 1, 0, [], "rank", seed=seed, obs=config.obs, reroll=config.reroll)
+    done = np.zeros(games, dtype=bool)
+    with torch.no_grad():
+        while not done.all():
+            x = torch.from_numpy(seats.observe())
+            mask = torch.from_numpy(seats.legal_masks())
+            a = actor(x).masked_fill(~mask, -1e9).argmax(dim=-1).numpy()
+            seats.step(np.where(done, 0, a), active=~done)
+            done |= seats.batch.done
+    return float(seats.batch.scores[:, 0].astype(np.float64).mean())
 
 
 def write_jsonl(path: Path, row: dict[str, Any]) -> None:

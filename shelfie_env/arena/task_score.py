@@ -1,0 +1,122 @@
+"""An agent's score on a benchmark task: a rating on a table size's ladder, or a solo game's mean final score.
+
+* :func:`rating_fields` — :func:`~shelfie_env.arena.rate_agent.rate` at 2-4 players, as a row's
+  ``rating`` and ``normalized`` fields;
+* :func:`solo_fields` — the mean final score on the ``test`` deals
+  (:func:`~shelfie_env.arena.solo_score.solo_score`), as a row's ``solo`` and ``normalized`` fields;
+* :func:`normalized_rating` — a rating on the 0 (``random``) .. 100 (the top level) scale of the shipped
+  ladder of its table size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+RATE_GAMES = {2: 400, 3: 360, 4: 384}
+"""Default games of the final rating of a row by table size (``rate()``'s own default at 2 players)."""
+CURVE_RATE_GAMES = {2: 100, 3: 120, 4: 96}
+"""Games of a rating-curve point: two batches (:data:`~shelfie_env.arena.rate_agent.BATCH_DEALS`)."""
+SOLO_GAMES = 500
+CURVE_SOLO_GAMES = 200
+
+
+def ladder_ends(players: int) -> tuple[float, float]:
+    """``(random's rating, the top level's rating)`` on the shipped ladder of ``players``."""
+    from shelfie_env.arena.ladder import shipped_ladder
+
+    lad = shipped_ladder(players)
+    low = next(b["rating"] for b in lad["bots"] if b["spec"] == "random")
+    return float(low), float(lad["levels"][-1]["rating"])
+
+
+def normalized_rating(rating: float, players: int) -> float:
+    """``100 x (rating - random's) / (top level's - random's)`` on the shipped ladder of ``players``."""
+    low, high = ladder_ends(players)
+    return 100.0 * (rating - low) / (high - low)
+
+
+def rating_fields(agent: Any, players: int, games: int | None = None, workers: int | None = 1,
+                  name: str = "agent") -> dict[str, Any]:
+    """``{"rating": {...}, "normalized": x}`` of ``agent`` rated at ``players`` in at most ``games`` games."""
+    from shelfie_env.arena.rate_agent import rate
+
+    r = rate(agent, players=players, games=RATE_GAMES[players] if games is None else games,
+             workers=workers, name=name)
+    d = r.to_dict()
+    rating = {k: d[k] for k in ("rating", "ci95", "se", "games", "level", "matches")}
+    if d["note"]:
+        rating["note"] = d["note"]
+    return {"rating": rating, "normalized": round(normalized_rating(r.rating, players), 2)}
+
+
+def solo_fields(agent: Any, games: int = SOLO_GAMES, workers: int = 1) -> dict[str, Any]:
+    """``{"solo": {...}, "normalized": x}``: ``agent``'s mean final score over ``games`` solo ``test`` deals."""
+    from shelfie_env.arena.solo_score import normalized_solo, solo_score
+
+    s = solo_score(agent, games=games, deals="test", workers=workers).to_dict()
+    return {"solo": s, "normalized": round(normalized_solo(s["mean"]), 2)}
+
+
+def task_fields(agent: Any, players: int, games: int | None = None, workers: int | None = 1,
+                name: str = "agent") -> dict[str, Any]:
+    """:func:`rating_fields` at 2-4 players, :func:`solo_fields` at 1."""
+    if players == 1:
+        return solo_fields(agent, SOLO_GAMES if games is None else games, workers or 1)
+    return rating_fields(agent, players, games, workers, name)
+
+
+def curve_fields(agent: Any, players: int, decisions: int, train_s: float) -> dict[str, Any]:
+    """A point of a row's ``rating_curve``: the agent's task score after ``decisions`` learner decisions, on a
+    small budget (:data:`CURVE_RATE_GAMES`, :data:`CURVE_SOLO_GAMES`)."""
+    if players == 1:
+        f = solo_fields(agent, CURVE_SOLO_GAMES)
+        point = {"mean": f["solo"]["mean"], "ci95": f["solo"]["ci95"], "games": f["solo"]["games"]}
+    else:
+        f = rating_fields(agent, players, CURVE_RATE_GAMES[players])
+        point = {k: f["rating"][k] for k in ("rating", "ci95", "games")}
+    return {"decisions": int(decisions), "train_s": round(float(train_s), 1), **point,
+            "normalized": f["normalized"]}
+
+
+def task_row(
+    bot: Any,
+    args: Any,
+    task: str,
+    players: int,
+    *,
+    learner: str,
+    seed: int | None,
+    train_s: float,
+    decisions: int | None = None,
+    mode: str = "masked",
+    workers: int | None = None,
+    rating_curve: list[dict[str, Any]] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One results row of ``task``: at two players :func:`~shelfie_env.arena.rows.evaluate_row` (the corrected
+    score rate against ``args.opponents``) with the task score beside it; at other table sizes the task score
+    alone (:data:`~shelfie_env.arena.rows.TASK_PROTOCOL`). ``rating_curve`` (points before the end) gets the
+    final score as its last point. ``args.rate_games`` (or the defaults) sizes the task score."""
+    from shelfie_env.arena.rows import TASK_PROTOCOL, evaluate_row, row_command
+
+    if players == 2 and getattr(args, "eval_games", 0):
+        row = evaluate_row(bot, args, learner=learner, seed=seed, train_s=train_s, decisions=decisions,
+                           mode=mode, workers=workers, **extra)
+    else:
+        steps = int(getattr(args, "steps", 0) or 0)
+        row = {
+            "learner": learner, "seed": seed, "steps": steps if seed is not None else 0,
+            "decisions": int(decisions if decisions is not None else steps) if seed is not None else 0,
+            "train_s": round(float(train_s), 1), "mode": mode, "protocol": TASK_PROTOCOL, **extra,
+        }
+        row.setdefault("command", row_command(getattr(args, "command", None)))
+    score = task_fields(bot, players, getattr(args, "rate_games", None), workers if workers else 1, name=learner)
+    row.update({"task": task, "players": players, **score})
+    if rating_curve is not None:
+        final = {"decisions": row["decisions"], "train_s": row["train_s"], "normalized": score["normalized"]}
+        if players == 1:
+            final.update({k: score["solo"][k] for k in ("mean", "ci95", "games")})
+        else:
+            final.update({k: score["rating"][k] for k in ("rating", "ci95", "games")})
+        row["rating_curve"] = [*rating_curve, final]
+    return row
