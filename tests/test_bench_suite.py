@@ -213,3 +213,28 @@ def test_the_leaderboard_in_the_docs_is_the_results_file_s():
     root = Path(__file__).resolve().parents[1]
     rows = load_results(root / "docs" / "benchmark_results.json")["rows"]
     assert check_leaderboard(rows, root / "docs" / "benchmark.md") is None
+
+
+@pytest.mark.parametrize(
+    ("task", "algo", "players"),
+    [("field-3p", "ppo_flat", 3), ("solo", "ppo_flat", 1), ("field-4p", "td", 4), ("solo", "maskable_ppo", 1)],
+)
+def test_a_learner_trains_at_the_task_s_table_size(task, algo, players, tmp_path):
+    out = tmp_path / "r.json"
+    assert bench_main(["--task", task, "--algos", algo, "--steps", "2000", "--seeds", "0", "--bots",
+                       "--eval-games", "0", "--out", str(out), "--run-dir", str(tmp_path / "runs")]) == 0
+    (row,) = load_results(out)["rows"]
+    assert (row["task"], row["players"], row["mode"]) == (task, players, "stopped")
+    assert row["decisions"] >= 2000
+    assert (row["train_opponents"] == "none (solo)") == (players == 1)
+
+
+def test_the_documented_agent_example_is_rated(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "docs" / "examples"))
+    out = tmp_path / "r.json"
+    assert bench_main(["rate", "--task", "solo", "--agent", "my_agent:MyAgent", "--name", "my_agent",
+                       "--steps", "1M", "--games", "10", "--out", str(out)]) == 0
+    (row,) = load_results(out)["rows"]
+    assert (row["learner"], row["steps"], row["seed"], row["task"]) == ("my_agent", 1_000_000, 0, "solo")

@@ -24,7 +24,7 @@ from shelfie_env.cli import build_parser
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 COMMAND = re.compile(
-    r"shelfie (?:play|replay|serve|arena|eval|train-td|train|bench report|bench)(?: --backend rllib)?\b|scripts/\w+\.py"
+    r"shelfie (?:play|replay|serve|arena|eval|train-td|train|bench report|bench rate|bench)(?: --backend rllib)?\b|scripts/\w+\.py"
 )
 CONFIG = re.compile(r"\b(TrainConfig|PPOAfterstateConfig|TDConfig|PPOFlatConfig)\b")
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
@@ -118,6 +118,8 @@ def parser_options(command: str) -> set[str]:
         from shelfie_env.arena.aggregate import build_parser as report_parser
 
         return options(report_parser())
+    if command == "shelfie bench rate":
+        return options(subparser("bench")._subparsers._group_actions[0].choices["rate"])
     return options(subparser(command.split()[1]))
 
 
