@@ -65,7 +65,7 @@ def main() -> int:
         print(f"{t} {learner} seed {seed}: shelfie bench {' '.join(words)}", flush=True)
         if args.list:
             continue
-        code = subprocess.call([sys.executable, "-m", "shelfie_env.benchmark", *words])
+        code = subprocess.call([str(Path(sys.executable).with_name("shelfie")), "bench", *words])
         if code:
             print(f"{t} {learner} seed {seed}: exit {code}", file=sys.stderr, flush=True)
             return code
