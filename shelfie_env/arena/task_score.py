@@ -37,7 +37,8 @@ def normalized_rating(rating: float, players: int) -> float:
 
 def rating_fields(agent: Any, players: int, games: int | None = None, workers: int | None = 1,
                   name: str = "agent") -> dict[str, Any]:
-    """``{"rating": {...}, "normalized": x}`` of ``agent`` rated at ``players`` in at most ``games`` games."""
+    """``{"rating": {...}, "normalized": x, "normalized_between": [random's, top level's]}`` of ``agent`` rated
+    at ``players`` in at most ``games`` games (the two ratings of the shipped ladder it was normalized by)."""
     from shelfie_env.arena.rate_agent import rate
 
     r = rate(agent, players=players, games=RATE_GAMES[players] if games is None else games,
@@ -46,7 +47,9 @@ def rating_fields(agent: Any, players: int, games: int | None = None, workers: i
     rating = {k: d[k] for k in ("rating", "ci95", "se", "games", "level", "matches")}
     if d["note"]:
         rating["note"] = d["note"]
-    return {"rating": rating, "normalized": round(normalized_rating(r.rating, players), 2)}
+    low, high = ladder_ends(players)
+    return {"rating": rating, "normalized": round(normalized_rating(r.rating, players), 2),
+            "normalized_between": [low, high]}
 
 
 def solo_fields(agent: Any, games: int = SOLO_GAMES, workers: int = 1) -> dict[str, Any]:

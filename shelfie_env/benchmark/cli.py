@@ -399,7 +399,13 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         return 0
     merged = load_results(args.out)["rows"]
-    print(rows_table(merged, args.opponents))
+    if args.task == "versus-2p":
+        print(rows_table(merged, args.opponents))
+    else:
+        from shelfie_env.arena.suite_report import summarize, task_runs, task_table
+
+        groups, _ = task_runs(merged, args.deals)
+        print(task_table(args.task, summarize({g: r for g, r in groups.items() if g[0] == args.task}, 2000)))
     print(f"rows merged into {args.out}; aggregate them: shelfie bench report {args.out}")
     if args.plot:
         plot_runs(merged, args.plot)
