@@ -73,6 +73,33 @@ def test_stop_bias_makes_stopping_likely_at_the_start() -> None:
     assert 0.35 < p_stop < 0.65
 
 
+def test_evaluate_matches_autograd_through_log_probs_and_value() -> None:
+    torch.manual_seed(0)
+    agent = Trainer(PPOFlatConfig(**{**TINY, "total_steps": 256})).agent.double()
+    x = torch.randn(64, agent.actor[0].in_features, dtype=torch.float64)
+    mask = torch.rand(64, 120) < 0.3
+    mask[:, 0] = True
+    actions = torch.multinomial(mask.double(), 1).squeeze(1)
+    w = torch.randn(3, 64, dtype=torch.float64)
+
+    def grads(loss):
+        agent.zero_grad()
+        loss.backward()
+        return [p.grad.clone() for p in agent.parameters()]
+
+    logp, entropy, value = agent.evaluate(x, mask, actions)
+    fast = grads((w[0] * logp + w[1] * entropy + w[2] * value).sum())
+    ref_logp = agent.log_probs(x, mask)
+    ref_entropy = -(ref_logp.exp() * ref_logp).sum(dim=-1)
+    ref_value = agent.value(x)
+    ref_logp_a = ref_logp.gather(1, actions[:, None]).squeeze(1)
+    for got, want in ((logp, ref_logp_a), (entropy, ref_entropy), (value, ref_value)):
+        torch.testing.assert_close(got, want)
+    ref = grads((w[0] * ref_logp_a + w[1] * ref_entropy + w[2] * ref_value).sum())
+    for a, b in zip(fast, ref):
+        torch.testing.assert_close(a, b)
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [

@@ -182,7 +182,7 @@ class Agent(nn.Module):
 
     def log_probs(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Log-probabilities of the 120 ids, illegal ones at about -1e9."""
-        return torch.log_softmax(self.actor(x).masked_fill(~mask, -1e9), dim=-1)
+        return torch.log_softmax(torch.where(mask, self.actor(x), -1e9), dim=-1)
 
     @torch.inference_mode()
     def act(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -190,6 +190,50 @@ class Agent(nn.Module):
         logp = self.log_probs(x, mask)
         a = sample(logp)
         return a, logp.gather(1, a[:, None]).squeeze(1), self.value(x)
+
+    def evaluate(
+        self, x: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(log-probabilities of ``actions``, entropies, values) of a minibatch, for the PPO loss.
+
+        The functions of :meth:`log_probs` and :meth:`value`, evaluated for training: ``tanh`` in
+        place, the log-probability and the entropy by :class:`MaskedPolicy`.
+        """
+        logp, entropy = MaskedPolicy.apply(train_forward(self.actor, x), mask, actions)
+        return logp, entropy, train_forward(self.critic, x).squeeze(-1)
+
+
+def train_forward(net: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """``net(x)`` of an :func:`mlp` (linear-tanh layers, a linear output), for a backward pass."""
+    first, *hidden, head = (m for m in net if isinstance(m, nn.Linear))
+    h = first(x).tanh_()
+    for linear in hidden:
+        h = linear(h).tanh_()
+    return head(h)
+
+
+class MaskedPolicy(torch.autograd.Function):
+    """(log-probability of ``actions``, entropy) per row of ``logits`` with the ids outside ``mask`` at
+    -1e9. The backward takes the logits' gradient in closed form, d log p_a / dz = onehot(a) - p and
+    dH / dz = -p (log p + H): two passes over the logits instead of autograd's chain of five backwards."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, logits: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        masked = torch.where(mask, logits, -1e9)
+        logp = torch.log_softmax(masked, dim=-1)
+        p = torch.softmax(masked, dim=-1)  # not exp(logp): torch's exp takes a slow path at -1e9
+        entropy = -(p * logp).sum(dim=-1)
+        ctx.save_for_backward(p, logp, entropy, actions)
+        return logp.gather(1, actions[:, None]).squeeze(1), entropy
+
+    @staticmethod
+    def backward(ctx: Any, g_logp: torch.Tensor, g_entropy: torch.Tensor) -> tuple[torch.Tensor, None, None]:
+        p, logp, entropy, actions = ctx.saved_tensors
+        per_row = -(g_logp + g_entropy * entropy)[:, None]
+        grad = torch.addcmul(per_row, logp, -g_entropy[:, None]).mul_(p)  # p = 0 at the masked ids
+        return grad.scatter_add_(1, actions[:, None], g_logp[:, None]), None, None
 
 
 def sample(logp: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
@@ -373,29 +417,36 @@ class Trainer:
         c = self.config
         reroll = b["masks"][:, REROLL_IDS].any(dim=1)
         ent_weight = torch.where(reroll, c.ent_coef_reroll, c.ent_coef)
+        per_decision = torch.stack([b["logprobs"], b["adv"], b["returns"], ent_weight])
+        obs, masks, actions = (torch.empty_like(b[k]) for k in ("obs", "masks", "actions"))
+        scalars = torch.empty_like(per_decision)
         log: dict[str, float] = {}
         for _ in range(c.epochs):
             order = torch.randperm(c.batch_size, generator=generator)
+            # The epoch's minibatches are consecutive slices of the batch gathered once in its order.
+            torch.index_select(b["obs"], 0, order, out=obs)
+            torch.index_select(b["masks"], 0, order, out=masks)
+            torch.index_select(b["actions"], 0, order, out=actions)
+            torch.index_select(per_decision, 1, order, out=scalars)
             for start in range(0, c.batch_size, c.minibatch_size):
-                i = order[start : start + c.minibatch_size]
-                x = b["obs"][i]
-                logp = self.agent.log_probs(x, b["masks"][i])
-                logratio = logp.gather(1, b["actions"][i][:, None]).squeeze(1) - b["logprobs"][i]
+                i = slice(start, start + c.minibatch_size)
+                old_logp, adv, returns, weight = scalars[:, i]
+                new_logp, entropy, value = self.agent.evaluate(obs[i], masks[i], actions[i])
+                logratio = new_logp - old_logp
                 ratio = logratio.exp()
-                adv = b["adv"][i]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef)).mean()
-                v_loss = 0.5 * ((self.agent.value(x) - b["returns"][i]) ** 2).mean()
-                entropy = -(logp.softmax(dim=-1) * logp).sum(dim=-1)  # = exp(logp), without exp's slow path at -1e9
-                loss = pg_loss + c.vf_coef * v_loss - (ent_weight[i] * entropy).mean()
+                v_loss = 0.5 * ((value - returns) ** 2).mean()
+                loss = pg_loss + c.vf_coef * v_loss - (weight * entropy).mean()
                 self.optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.agent.parameters(), c.max_grad_norm)
                 self.optimizer.step()
+        last_reroll = reroll[order[i]]
         with torch.no_grad():
             log["losses/policy"] = float(pg_loss)
             log["losses/value"] = float(v_loss)
-            log["losses/entropy_reroll"] = float(entropy[reroll[i]].mean()) if reroll[i].any() else 0.0
+            log["losses/entropy_reroll"] = float(entropy[last_reroll].mean()) if last_reroll.any() else 0.0
             log["losses/approx_kl"] = float(((ratio - 1) - logratio).mean())
             stops = (b["actions"] == 0) & reroll
             log["charts/stop_share"] = float(stops.sum() / reroll.sum().clamp(min=1))
