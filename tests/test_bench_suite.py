@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from shelfie_env.arena.results_file import add_rows, load_results
-from shelfie_env.arena.rows import Curve
-from shelfie_env.arena.task_score import ladder_ends, normalized_rating, task_row
+from shelfie_env.arena.rows import Curve, task_row
+from shelfie_env.arena.task_score import ladder_ends, normalized_rating
 from shelfie_env.benchmark import suite
 from shelfie_env.benchmark.cli import main as bench_main
 from shelfie_env.benchmark.learners import TASKS_OF, check_task

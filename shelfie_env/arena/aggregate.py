@@ -31,22 +31,19 @@ import argparse
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from shelfie_env.arena.bootstrap import ReportError, rliable
+from shelfie_env.arena.bootstrap import seeded as _seeded
 from shelfie_env.arena.results_file import DEFAULT_OUT, ResultsFileError, load_results, row_name
 from shelfie_env.arena.rows import PLAIN, PROTOCOL, budget_label
 
 Group = tuple[str, int]
 """(learner, with its ablation variant if any, budget in learner decisions)."""
-
-
-class ReportError(RuntimeError):
-    """The report cannot be made (nothing to aggregate, rliable missing or broken)."""
 
 
 def runs(
@@ -86,34 +83,6 @@ def label(group: Group) -> str:
 def score_matrix(rows: list[dict[str, Any]], opponent: str = "greedy", side: str = "corrected") -> np.ndarray:
     """The runs' score rates against ``opponent`` as rliable's ``(runs, tasks)`` matrix (one task)."""
     return np.array([[r[f"vs_{opponent}"][side]["score_rate"]] for r in rows], dtype=float)
-
-
-def rliable() -> tuple[Any, Any]:
-    """``(rliable.library, rliable.metrics)``, or a :class:`ReportError` saying how to install them."""
-    try:
-        from rliable import library, metrics
-    except ImportError as exc:
-        raise ReportError(
-            f"the report needs rliable ({exc}): pip install 'shelfie-env[train]' (or pip install rliable==1.2)"
-        ) from None
-    except TypeError as exc:  # arch < 8 (what rliable 1.2 allows) fails on import under pandas >= 3
-        raise ReportError(
-            f"rliable could not be imported ({exc}); rliable 1.2 needs arch < 8, which needs pandas < 3: "
-            "pip install 'pandas<3'"
-        ) from None
-    return library, metrics
-
-
-@contextmanager
-def _seeded(seed: int) -> Iterator[None]:
-    """NumPy's global random state seeded with ``seed``, restored afterwards: rliable 1.2's stratified
-    bootstrap draws its resamples from ``np.random`` whatever ``random_state`` it is given."""
-    state = np.random.get_state()
-    np.random.seed(seed)
-    try:
-        yield
-    finally:
-        np.random.set_state(state)
 
 
 def aggregate(

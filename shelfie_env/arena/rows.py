@@ -1,5 +1,7 @@
 """A results row: one agent's luck-aware evaluation, the protocols rows are evaluated under, learning curves.
 
+* :func:`task_row`: a row of a benchmark task (:func:`evaluate_row` at two players, the task's score
+  beside it, :mod:`shelfie_env.arena.task_score`);
 * :func:`evaluate_row`: the luck-aware evaluation (:func:`shelfie_env.arena.evaluate`:
   duplicate matches on the ``test`` deals, raw and luck-corrected score rates with
   95 % intervals) as one results row;
@@ -74,6 +76,22 @@ def _side(rate: dict[str, Any]) -> dict[str, Any]:
     return {"score_rate": rate["score_rate"], "ci95": rate["score_rate_ci95"], "mean_reward": rate["mean"]}
 
 
+def row_head(
+    learner: str, seed: int | None, steps: int, decisions: int | None, train_s: float, mode: str, protocol: str
+) -> dict[str, Any]:
+    """The fields every row starts with; a row without a seed (a bot, no training) has budget and decisions 0."""
+    trained = seed is not None
+    return {
+        "learner": learner,
+        "seed": seed,
+        "steps": steps if trained else 0,
+        "decisions": int(decisions if decisions is not None else steps) if trained else 0,
+        "train_s": round(float(train_s), 1),
+        "mode": mode,
+        "protocol": protocol,
+    }
+
+
 def evaluate_row(
     bot: Any,
     args: argparse.Namespace,
@@ -103,21 +121,15 @@ def evaluate_row(
         workers=args.workers if workers is None else workers,
         name="candidate",
     )
-    row: dict[str, Any] = {
-        "learner": learner,
-        "seed": seed,
-        "steps": int(args.steps) if seed is not None else 0,
-        "decisions": int(decisions if decisions is not None else args.steps) if seed is not None else 0,
-        "train_s": round(float(train_s), 1),
-        "mode": mode,
-        "protocol": PROTOCOL,
+    row = row_head(learner, seed, int(args.steps), decisions, train_s, mode, PROTOCOL)
+    row.update({
         "eval": {
             "deals": str(args.deals),
             "first_seed": deal_start(args.deals),
             "duplicate": True,
             "luck": DEFAULT_LUCK,
         },
-    }
+    })
     for r, res in zip(ev.rows, ev.results):
         pair = res["pairings"][0]
         row[f"vs_{r.opponent}"] = {
@@ -134,6 +146,46 @@ def evaluate_row(
         }
     row.update(extra)
     row.setdefault("command", row_command(getattr(args, "command", None)))
+    return row
+
+
+def task_row(
+    bot: Any,
+    args: Any,
+    task: str,
+    players: int,
+    *,
+    learner: str,
+    seed: int | None,
+    train_s: float,
+    decisions: int | None = None,
+    mode: str = "masked",
+    workers: int | None = None,
+    rating_curve: list[dict[str, Any]] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One results row of ``task``: at two players :func:`~shelfie_env.arena.rows.evaluate_row` (the corrected
+    score rate against ``args.opponents``) with the task score beside it; at other table sizes the task score
+    alone (:data:`~shelfie_env.arena.rows.TASK_PROTOCOL`). ``rating_curve`` (points before the end) gets the
+    final score as its last point. ``args.rate_games`` (or the defaults) sizes the task score."""
+    from shelfie_env.arena.task_score import task_fields
+
+    if players == 2 and getattr(args, "eval_games", 0):
+        row = evaluate_row(bot, args, learner=learner, seed=seed, train_s=train_s, decisions=decisions,
+                           mode=mode, workers=workers, **extra)
+    else:
+        row = row_head(learner, seed, int(getattr(args, "steps", 0) or 0), decisions, train_s, mode, TASK_PROTOCOL)
+        row.update(extra)
+        row.setdefault("command", row_command(getattr(args, "command", None)))
+    score = task_fields(bot, players, getattr(args, "rate_games", None), workers if workers else 1, name=learner)
+    row.update({"task": task, "players": players, **score})
+    if rating_curve is not None:
+        final = {"decisions": row["decisions"], "train_s": row["train_s"], "normalized": score["normalized"]}
+        if players == 1:
+            final.update({k: score["solo"][k] for k in ("mean", "ci95", "games")})
+        else:
+            final.update({k: score["rating"][k] for k in ("rating", "ci95", "games")})
+        row["rating_curve"] = [*rating_curve, final]
     return row
 
 

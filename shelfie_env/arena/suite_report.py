@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.arena.aggregate import ReportError, _seeded, rliable
+from shelfie_env.arena.bootstrap import ReportError, rliable
+from shelfie_env.arena.bootstrap import seeded as _seeded
 from shelfie_env.arena.results_file import row_name
 from shelfie_env.arena.rows import PLAIN, PROTOCOL, budget_label
 

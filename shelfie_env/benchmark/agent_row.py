@@ -9,7 +9,7 @@ The agent is one of
   ``td:path=...``, any other as ``ppo:path=...``.
 
 The row is scored exactly as ``shelfie bench --task T`` scores a trained learner
-(:func:`~shelfie_env.arena.task_score.task_row`), names its ``task``, and the report tables it beside the
+(:func:`~shelfie_env.arena.rows.task_row`), names its ``task``, and the report tables it beside the
 baselines.
 """
 
@@ -130,7 +130,7 @@ def _is_factory(obj: Any) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``shelfie bench rate``."""
     from shelfie_env.arena.results_file import add_rows
-    from shelfie_env.arena.task_score import task_row
+    from shelfie_env.arena.rows import task_row
     from shelfie_env.benchmark.suite import task
 
     parser: argparse.ArgumentParser = args._parser

@@ -417,8 +417,7 @@ def train_and_rate(
 ) -> list[dict[str, Any]]:
     """The command's rows, each merged into ``args.out`` as soon as it is done."""
     from shelfie_env.arena.results_file import add_rows
-    from shelfie_env.arena.rows import Curve
-    from shelfie_env.arena.task_score import task_row
+    from shelfie_env.arena.rows import Curve, task_row
     from shelfie_env.benchmark.ablations import RawChoiceBot, reroll_rule
     from shelfie_env.benchmark.learners import Run, train, train_opponents_of
     from shelfie_env.benchmark.suite import task
