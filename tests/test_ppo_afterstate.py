@@ -278,3 +278,18 @@ def test_the_shipped_model_plays_and_its_card_names_the_recipe_that_made_it():
     bot = bots.make("ppo", path=str(path))
     assert bot.beta > 0
     assert_plays_legally(bot, 5)
+
+
+@pytest.mark.parametrize("wait", [False, True])
+def test_closing_the_rollout_worker_leaves_no_thread_or_process_behind(wait):
+    """The interpreter's exit hook writes to the pool manager's pipe: the manager must be gone."""
+    cfg = pa.PPOAfterstateConfig(games=2, net_arch=[8], eval_games=0, rollout_worker=True)
+    source = pa.RolloutSource(cfg)
+    trainer = pa.PPOAfterstateTrainer(cfg)
+    source.start(*trainer._snapshot(False)[:2])
+    source.pool.submit(int).result(timeout=120)  # the worker process is up
+    processes = list(source.pool._processes.values())
+    manager = source.pool._executor_manager_thread
+    source.close(wait=wait)
+    assert not manager.is_alive()
+    assert not any(p.is_alive() for p in processes)

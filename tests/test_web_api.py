@@ -1474,6 +1474,22 @@ def test_the_server_starts_while_another_connection_holds_the_write_lock(db: Pat
         other.close()
 
 
+def test_a_stopped_pool_leaves_no_worker_process_or_manager_thread_behind() -> None:
+    """The interpreter's exit hook writes to each pool manager's pipe: the managers must be gone."""
+    from shelfie_env.play.web.botpool import BotPool
+
+    pool = BotPool(lambda game_id: None, workers=1, processes=2)
+    pool.start()
+    executors = list(pool._executors)
+    for executor in executors:
+        executor.submit(int).result(timeout=120)  # each worker process is up
+    processes = [p for e in executors for p in e._processes.values()]
+    managers = [e._executor_manager_thread for e in executors]
+    pool.stop()
+    assert not any(t.is_alive() for t in managers)
+    assert not any(p.is_alive() for p in processes)
+
+
 @pytest.mark.parametrize("processes", [0, 1])
 def test_interleaved_games_never_share_a_bots_turn_state(processes: int) -> None:
     """The td bot keeps state between the decisions of a turn: each game has its own instance."""

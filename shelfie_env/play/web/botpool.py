@@ -145,18 +145,27 @@ STOP_GRACE_S = 2.0
 """How long :meth:`BotPool.stop` lets a worker process finish its move before ending it."""
 
 
-def _close_executor(executor: concurrent.futures.ProcessPoolExecutor, deadline: float) -> None:
-    """Wait for the (already shut down) ``executor``'s worker process until ``deadline``, end it if
-    it is still busy, then join the executor's manager thread, so the server exits at once."""
-    processes = dict(getattr(executor, "_processes", None) or {})
-    for process in processes.values():
+def _shut_down(executor: concurrent.futures.ProcessPoolExecutor) -> tuple[list[Any], Any]:
+    """Shut ``executor`` down without waiting, cancelling its queued moves, and return its worker
+    processes and manager thread (``shutdown`` drops its own references to them)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
+    executor.shutdown(wait=False, cancel_futures=True)
+    return processes, manager
+
+
+def _close_executor(parts: tuple[list[Any], Any], deadline: float) -> None:
+    """Wait for a shut-down executor's worker processes (``parts`` from :func:`_shut_down`) until
+    ``deadline``, end those still busy, then join its manager thread: the interpreter's exit hook
+    must not wake a manager that is closing its pipes, and the server exits at once."""
+    processes, manager = parts
+    for process in processes:
         process.join(max(0.0, deadline - time.monotonic()))
         if process.is_alive():
             process.terminate()
             process.join(5.0)
-    manager = getattr(executor, "_executor_manager_thread", None)
     if manager is not None:
-        manager.join(5.0)
+        manager.join(30.0)
 
 
 class BotPool:
@@ -286,12 +295,10 @@ class BotPool:
             t.join(timeout=10)
         with self._executor_lock:
             executors, self._executors = self._executors, []
-        live = [e for e in executors if e is not None]
-        for executor in live:
-            executor.shutdown(wait=False, cancel_futures=True)
+        parts = [_shut_down(e) for e in executors if e is not None]
         deadline = time.monotonic() + STOP_GRACE_S
-        for executor in live:
-            _close_executor(executor, deadline)
+        for part in parts:
+            _close_executor(part, deadline)
 
     def _next(self) -> str | None:
         with self._cond:
@@ -396,5 +403,5 @@ class BotPool:
             with self._executor_lock:  # the worker process died: a fresh one takes the next moves
                 if self._executors and self._executors[index] is executor:
                     self._executors[index] = None
-            executor.shutdown(wait=False, cancel_futures=True)
+            _close_executor(_shut_down(executor), time.monotonic())
             raise

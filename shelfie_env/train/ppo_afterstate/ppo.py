@@ -206,10 +206,18 @@ class RolloutSource:
         """Shut the worker down; ``wait=False`` ends it at once, its games unfinished."""
         if self.pool is None:
             return
+        processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        manager = getattr(self.pool, "_executor_manager_thread", None)
         if not wait:
-            for process in list(getattr(self.pool, "_processes", {}).values()):
+            for process in processes:
                 process.terminate()
         self.pool.shutdown(wait=wait, cancel_futures=True)
+        # The manager thread must be gone before the interpreter's exit hook wakes it: it may be
+        # closing the pipe that hook writes to (shutdown(wait=False) forgets the thread).
+        if manager is not None:
+            manager.join(30.0)
+        for process in processes:
+            process.join(5.0)
 
 
 class PPOAfterstateTrainer:
