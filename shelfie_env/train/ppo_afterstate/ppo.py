@@ -159,9 +159,10 @@ def _worker_job(cfg: PPOAfterstateConfig, state: dict[str, torch.Tensor], seed: 
     return play_with(cfg, state, seed)
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: leave Ctrl-C to the trainer (it ends the worker), and end this process
-    when the trainer that started it is gone (killed)."""
+def _worker_loop(conn: Any, parent: int) -> None:
+    """The rollout worker: play each ``(cfg, state, seed)`` received, send back the rollout (or the
+    exception), until told to stop. Ctrl-C is left to the trainer (it ends the worker); the worker
+    ends itself when the trainer that started it is gone (killed)."""
     import signal
     import threading
 
@@ -173,51 +174,95 @@ def _exit_with_parent(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        try:
+            reply: tuple[bool, Any] = (True, _worker_job(*job))
+        except Exception as exc:  # noqa: BLE001 - handed to the trainer, which raises it
+            reply = (False, exc)
+        conn.send(reply)
 
 
 class RolloutSource:
-    """Plays rollouts in this process, or in one worker process in the background."""
+    """Plays rollouts in this process, or in one worker process in the background.
+
+    The worker is a process of its own with one pipe to it (no executor, no manager thread), so
+    ending it at once (Ctrl-C) can never leave a thread blocked on a half-sent rollout."""
 
     def __init__(self, cfg: PPOAfterstateConfig) -> None:
         self.cfg = cfg
-        self.pool: Any = None
-        self.future: Any = None
+        self.process: Any = None
+        self.conn: Any = None
+        self.job: Any = None
+        self.outstanding = False  # a rollout sent to the worker and not yet received
         if cfg.rollout_worker:
             import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor
+            import signal
+            import threading
 
-            self.pool = ProcessPoolExecutor(
-                1, mp_context=mp.get_context("spawn"), initializer=_exit_with_parent, initargs=(os.getpid(),)
+            ours, theirs = mp.Pipe()
+            self.process = mp.get_context("spawn").Process(
+                target=_worker_loop, args=(theirs, os.getpid()), name="rollout-worker", daemon=True
             )
+            # Started with Ctrl-C ignored, so a Ctrl-C while it boots reaches the trainer alone.
+            main = threading.current_thread() is threading.main_thread()
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+            try:
+                self.process.start()
+            finally:
+                if main:
+                    signal.signal(signal.SIGINT, previous)
+            theirs.close()
+            self.conn = ours
 
     def start(self, state: dict[str, torch.Tensor], seed: int) -> None:
         """Begin the rollout of ``(state, seed)`` (in the worker; here it is played at :meth:`result`)."""
-        if self.pool is not None:
-            self.future = self.pool.submit(_worker_job, self.cfg, state, seed)
-        else:
-            self.future = (state, seed)
+        if self.conn is not None:
+            self.conn.send((self.cfg, state, seed))
+            self.outstanding = True
+        self.job = (state, seed)
 
     def result(self) -> Rollout:
-        if self.pool is not None:
-            return self.future.result()
-        return play_with(self.cfg, *self.future)
+        if self.conn is None:
+            return play_with(self.cfg, *self.job)
+        try:
+            ok, value = self.conn.recv()
+            self.outstanding = False
+        except EOFError:
+            self.process.join(5.0)
+            raise RuntimeError(
+                f"the rollout worker process ended (exit code {self.process.exitcode}) before sending its games"
+            ) from None
+        if not ok:
+            raise value
+        return value
 
     def close(self, wait: bool = True) -> None:
-        """Shut the worker down; ``wait=False`` ends it at once, its games unfinished."""
-        if self.pool is None:
+        """Shut the worker down; ``wait=False`` ends it at once, its games unfinished (``wait=True``
+        lets it finish them first, and drops them)."""
+        if self.process is None:
             return
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        manager = getattr(self.pool, "_executor_manager_thread", None)
-        if not wait:
-            for process in processes:
-                process.terminate()
-        self.pool.shutdown(wait=wait, cancel_futures=True)
-        # The manager thread must be gone before the interpreter's exit hook wakes it: it may be
-        # closing the pipe that hook writes to (shutdown(wait=False) forgets the thread).
-        if manager is not None:
-            manager.join(30.0)
-        for process in processes:
-            process.join(5.0)
+        if wait and self.process.is_alive():
+            try:
+                if self.outstanding:
+                    self.conn.recv()
+                    self.outstanding = False
+                self.conn.send(None)
+            except (OSError, EOFError):
+                pass
+            self.process.join(30.0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5.0)
+        self.conn.close()
 
 
 class PPOAfterstateTrainer:
