@@ -47,7 +47,7 @@ def main() -> None:
         print("| level | error rate | > 0.1 | > 0.25 | mix ε | mix > 0.1 | mix > 0.25 |")
         print("|---|---:|---:|---:|---:|---:|---:|")
         for lv in LEVELS:
-            mine = td if lv.sigma == 0 else losses_of(lv.spec, records)
+            mine = td if lv.at(args.players).sigma == 0 else losses_of(lv.spec, records)
             eps = (mine.mean() - td.mean()) / (random_loss.mean() - td.mean())
             eps = min(max(eps, 0.0), 1.0)
             shares = [(mine > t).mean() for t in THRESHOLDS]

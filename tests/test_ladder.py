@@ -17,6 +17,8 @@ def test_each_shipped_ladder_has_every_level_in_order_and_the_anchor(players: in
     lad = shipped_ladder(players)
     assert lad["players"] == players and lad["anchor"] == {"bot": "greedy", "rating": 1500.0}
     assert [e["spec"] for e in lad["levels"]] == [lv.spec for lv in LEVELS]
+    # measured with the levels as they play at this table size
+    assert [e["plays"] for e in lad["levels"]] == [lv.describe(players) for lv in LEVELS]
     errors = [e["error_rate"] for e in lad["levels"]]
     ratings = [e["rating"] for e in lad["levels"]]
     assert errors == sorted(errors, reverse=True) and ratings == sorted(ratings)

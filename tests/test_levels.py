@@ -9,7 +9,7 @@ import pytest
 
 from shelfie_env import bots
 from shelfie_env.arena.analysis.positions import load_positions
-from shelfie_env.bots.levels import LEVELS, find_level, noise, noisy_choice
+from shelfie_env.bots.levels import LEVELS, Level, LevelBot, find_level, noise, noisy_choice
 from shelfie_env.bots.planner.search import action_values
 from shelfie_env.game.engine import Game
 
@@ -99,3 +99,17 @@ def test_a_level_plays_the_td_network_of_its_table_size() -> None:
     assert bot.act(game.to_dict()) == td.act(game.to_dict())
     vals = action_values(game, ctx=bot.base(3).context(game))
     assert set(vals) == set(game.legal_actions())
+
+
+def test_a_level_plays_the_noise_of_its_table_size() -> None:
+    """A level whose noise differs at one table size plays that noise there and its default elsewhere."""
+    lv = Level(3, "intermediate", 1.0, 0.25, tables=((4, 0.0, 0.0),))
+    assert lv.at(4).sigma == 0 and lv.at(2) is lv and lv.at(4).spec == lv.spec
+    assert lv.describe(4) == "td" and lv.describe(2) == "td, noise sd 1, within 0.25 of its best"
+    four = LevelBot(lv, 4)
+    td = bots.make("td", num_players=4)
+    for state in _states(4, games=2):
+        assert four.act(state) == td.act(state)
+    two = LevelBot(lv, 2)
+    td2 = bots.make("td", num_players=2)
+    assert any(two.act(s) != td2.act(s) for s in _states(2, games=2))

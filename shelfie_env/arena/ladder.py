@@ -12,7 +12,7 @@ then luck-corrected duplicate matches on the ``test`` deals (:func:`~shelfie_env
 
 :func:`~shelfie_env.arena.rating_scale.fit` turns the matches into ratings anchored at
 ``greedy`` = 1500. Every finished match is appended to ``OUT.matches.jsonl`` first, so a run that
-stops resumes where it was. The shipped ladders are package data (:func:`shipped_ladder`);
+stops resumes where it was (a match cached over at least the games asked for is kept). The shipped ladders are package data (:func:`shipped_ladder`);
 ``shelfie levels`` prints them and ``shelfie levels measure`` measures one.
 """
 
@@ -109,14 +109,16 @@ def _errors(players: int) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _done_matches(cache: Path) -> dict[tuple[str, str, int], Match]:
+def _done_matches(cache: Path) -> dict[tuple[str, str], Match]:
+    """The matches of ``cache`` by ``(bot, opponent)``: the one over the most games of each."""
     if not cache.exists():
         return {}
-    out = {}
+    out: dict[tuple[str, str], Match] = {}
     for line in cache.read_text(encoding="utf-8").splitlines():
         if line.strip():
             m = Match.from_dict(json.loads(line))
-            out[(m.a, m.b, m.games)] = m
+            if (m.a, m.b) not in out or m.games > out[(m.a, m.b)].games:
+                out[(m.a, m.b)] = m
     return out
 
 
@@ -158,8 +160,8 @@ def measure(
     done = _done_matches(cache)
     matches = []
     for a, b, g in plan(players, {k: v["error_rate"] for k, v in errors.items()}, games, other_games):
-        m = done.get((a, b, g))
-        if m is None:
+        m = done.get((a, b))
+        if m is None or m.games < g:  # a match cached over at least the games asked for is kept
             t0 = time.time()
             m = _match(a, b, g, players, workers)
             with cache.open("a", encoding="utf-8") as f:
@@ -206,7 +208,7 @@ def assemble(
 
     levels = []
     for k, lv in enumerate(LEVELS):
-        row = {**entry(lv.spec), "level": lv.number, "name": lv.name, "plays": lv.describe()}
+        row = {**entry(lv.spec), "level": lv.number, "name": lv.name, "plays": lv.describe(players)}
         m = below.get(lv.spec)
         if m is not None:
             row["vs_below"] = {"score": round(m.score, 4), "ci95": [round(m.score - 1.96 * m.se, 4),
