@@ -12,8 +12,9 @@ then luck-corrected duplicate matches on the ``test`` deals (:func:`~shelfie_env
 
 :func:`~shelfie_env.arena.rating_scale.fit` turns the matches into ratings anchored at
 ``greedy`` = 1500. Every finished match is appended to ``OUT.matches.jsonl`` first, so a run that
-stops resumes where it was (a match cached over at least the games asked for is kept). The shipped ladders are package data (:func:`shipped_ladder`);
-``shelfie levels`` prints them and ``shelfie levels measure`` measures one.
+stops resumes where it was (a match cached over at least the games asked for is kept). The shipped
+ladders are package data (:func:`shipped_ladder`); ``shelfie levels`` prints them and
+``shelfie levels measure`` measures one.
 """
 
 from __future__ import annotations

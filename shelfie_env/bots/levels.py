@@ -19,9 +19,8 @@ error rates and ratings measured on the ``test`` deals and positions).
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
@@ -52,7 +51,7 @@ class Level:
         """The level as it plays at a table of ``num_players`` (its noise there; the same hash)."""
         for players, sigma, cap in self.tables:
             if players == num_players:
-                return dataclasses.replace(self, sigma=sigma, cap=cap, tables=())
+                return replace(self, sigma=sigma, cap=cap, tables=())
         return self
 
     def describe(self, num_players: int | None = None) -> str:
@@ -63,12 +62,17 @@ class Level:
         return f"td, noise sd {lv.sigma:g}, within {lv.cap:g} of its best"
 
 
+def _at_three_and_four(sigma: float, cap: float) -> tuple[tuple[int, float, float], ...]:
+    """``Level.tables`` of a level that plays ``(sigma, cap)`` at three and four players."""
+    return ((3, sigma, cap), (4, sigma, cap))
+
+
 LEVELS: tuple[Level, ...] = (
     Level(1, "beginner", 1.0, 0.25),
     Level(2, "casual", 0.4, 0.2),
-    Level(3, "intermediate", 0.4, 0.15, tables=((3, 0.3, 0.13), (4, 0.3, 0.13))),
-    Level(4, "advanced", 0.1, 0.15, tables=((3, 0.08, 0.12), (4, 0.08, 0.12))),
-    Level(5, "expert", 0.05, 0.1, tables=((3, 0.04, 0.08), (4, 0.04, 0.08))),
+    Level(3, "intermediate", 0.4, 0.15, tables=_at_three_and_four(0.3, 0.13)),
+    Level(4, "advanced", 0.1, 0.15, tables=_at_three_and_four(0.08, 0.12)),
+    Level(5, "expert", 0.05, 0.1, tables=_at_three_and_four(0.04, 0.08)),
     Level(6, "master", 0.0, 0.0),
 )
 """The ladder, weakest first; every table size (2, 3 and 4 players) has all of it. Levels 3–5 play

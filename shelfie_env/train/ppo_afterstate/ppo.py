@@ -198,7 +198,7 @@ class RolloutSource:
         self.cfg = cfg
         self.process: Any = None
         self.conn: Any = None
-        self.job: Any = None
+        self.job: Any = None  # the rollout to play here (no worker)
         self.outstanding = False  # a rollout sent to the worker and not yet received
         if cfg.rollout_worker:
             import multiprocessing as mp
@@ -225,7 +225,8 @@ class RolloutSource:
         if self.conn is not None:
             self.conn.send((self.cfg, state, seed))
             self.outstanding = True
-        self.job = (state, seed)
+        else:
+            self.job = (state, seed)
 
     def result(self) -> Rollout:
         if self.conn is None:
