@@ -125,7 +125,7 @@ def baseline_command(learner: str, task_name: str, seed: int, out: str) -> list[
     t = task(task_name)
     words = ["--task", t.name, *BASELINES[learner], "--steps", "1M", "--seeds", str(seed), "--bots"]
     if t.players == 2:
-        words += ["--eval-games", "400", "--opponents", "greedy"]
+        words += ["--eval-games", "400", "--opponents", "greedy", "planner"]
     return [*words, "--out", out]
 
 
