@@ -77,3 +77,19 @@ def test_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         main(["errors", "greedy", "--positions", str(tmp_path / "none.jsonl")])
     assert "shelfie errors: error: no positions file" in capsys.readouterr().err
+
+
+def test_random_draws_a_seed_per_position_and_reproduces() -> None:
+    """``random`` gets a seed from each position's id: its rate repeats run to run and sits within its
+    interval of the exact expectation (each position's mean gap), which one shared draw would not."""
+    import numpy as np
+
+    from shelfie_env.arena.analysis.positions import load_positions
+
+    records = load_positions(None, players=2, part="test")
+    first, again = error_rates("random", 2, positions=records), error_rates("random", 2, positions=records)
+    assert first["losses"] == again["losses"]
+    exact = np.mean([np.max(r["label"]["value"]) - np.mean(r["label"]["value"]) for r in records])
+    assert first["ci95"][0] <= exact <= first["ci95"][1]
+    named = error_rates("random:seed=7", 2, positions=records)
+    assert named["losses"] != first["losses"]

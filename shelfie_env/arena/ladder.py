@@ -110,39 +110,59 @@ def _errors(players: int) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _done_matches(cache: Path) -> dict[tuple[str, str], Match]:
-    """The matches of ``cache`` by ``(bot, opponent)``: the one over the most games of each."""
+def plays(spec: str, players: int) -> str:
+    """What ``spec`` plays at ``players`` players: a level's noise (``Level.describe``), else the spec."""
+    from shelfie_env.bots.levels import find_level
+
+    return find_level(spec).describe(players) if spec.startswith("level-") else spec
+
+
+def _done_matches(cache: Path, players: int) -> dict[tuple[str, str], Match]:
+    """The matches of ``cache`` by ``(bot, opponent)``: the one over the most games of each, among
+    those played by the levels as they play now (a level whose noise changed plays its matches anew)."""
     if not cache.exists():
         return {}
     out: dict[tuple[str, str], Match] = {}
     for line in cache.read_text(encoding="utf-8").splitlines():
         if line.strip():
-            m = Match.from_dict(json.loads(line))
+            d = json.loads(line)
+            m = Match.from_dict(d)
+            if d.get("plays") != [plays(m.a, players), plays(m.b, players)]:
+                continue
             if (m.a, m.b) not in out or m.games > out[(m.a, m.b)].games:
                 out[(m.a, m.b)] = m
     return out
 
 
 def cached_errors(players: int, out: Path) -> dict[str, dict[str, Any]]:
-    """The error rates of a measurement, from ``OUT.errors.json`` or measured and written there."""
+    """The error rates of a measurement, from ``OUT.errors.json`` or measured and written there
+    (measured anew when a level there played other noise than it does now)."""
     path = out.with_suffix(".errors.json")
     if path.exists():
-        return json.loads(path.read_text(encoding="utf-8"))
+        errors = json.loads(path.read_text(encoding="utf-8"))
+        if all(e.get("plays") == plays(spec, players) for spec, e in errors.items()):
+            return errors
     errors = _errors(players)
+    for spec, e in errors.items():
+        e["plays"] = plays(spec, players)
     path.write_text(json.dumps(errors), encoding="utf-8")
     return errors
 
 
 def cached_regrets(players: int, out: Path, games: int) -> dict[str, dict[str, float]]:
     """Every level's regret per decision in games (:mod:`~shelfie_env.arena.analysis.calibration`),
-    from ``OUT.regrets.json`` or measured and written there."""
+    from ``OUT.regrets.json`` or measured and written there (anew when a level's noise changed)."""
     from shelfie_env.arena.analysis.calibration import level_regrets
 
     path = out.with_suffix(".regrets.json")
     if path.exists():
-        return json.loads(path.read_text(encoding="utf-8"))
+        cached = json.loads(path.read_text(encoding="utf-8"))
+        regrets = cached.get("regrets", {})
+        if regrets and cached.get("plays") == {spec: plays(spec, players) for spec in regrets}:
+            return regrets
     regrets = level_regrets(players, games)
-    path.write_text(json.dumps(regrets), encoding="utf-8")
+    body = {"plays": {spec: plays(spec, players) for spec in regrets}, "regrets": regrets}
+    path.write_text(json.dumps(body), encoding="utf-8")
     return regrets
 
 
@@ -158,7 +178,7 @@ def measure(
     other_games = OTHER_GAMES[players] if other_games is None else other_games
     errors = cached_errors(players, out)
     cache = out.with_suffix(".matches.jsonl")
-    done = _done_matches(cache)
+    done = _done_matches(cache, players)
     matches = []
     for a, b, g in plan(players, {k: v["error_rate"] for k, v in errors.items()}, games, other_games):
         m = done.get((a, b))
@@ -166,7 +186,7 @@ def measure(
             t0 = time.time()
             m = _match(a, b, g, players, workers)
             with cache.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(m.to_dict()) + "\n")
+                f.write(json.dumps({**m.to_dict(), "plays": [plays(a, players), plays(b, players)]}) + "\n")
             print(f"{a} vs {b}: {100 * m.score:.1f} % ± {196 * m.se:.1f} over {m.games} games "
                   f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
         matches.append(m)

@@ -19,6 +19,7 @@ import argparse
 import copy
 import json
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ def error_rates(
         lab = rec["label"]
         game = Game.from_dict(rec["state"])
         t0 = time.perf_counter()
-        action = act_on_game(bots[rec["players"]](), game)
+        action = act_on_game(bots[rec["players"]](rec["id"]), game)
         clock.append(time.perf_counter() - t0)
         if action not in lab["actions"]:
             raise ValueError(f"{name} played {action} in position {rec['id']}, not a legal action there")
@@ -106,33 +107,44 @@ def error_rates(
     return out
 
 
-def _bots(bot: Bot | str, sizes: list[int]) -> dict[int, Callable[[], Bot]]:
-    """A maker of a fresh bot per table size (a spec is checked for each size): every position is
-    asked of a fresh bot, since bots that follow a game keep state from turn to turn."""
+def _bots(bot: Bot | str, sizes: list[int]) -> dict[int, Callable[[str], Bot]]:
+    """A maker of a fresh bot per table size, called with a position's id (a spec is checked for
+    each size): every position is asked of a fresh bot, since bots that follow a game keep state
+    from turn to turn. A spec whose bot takes a ``seed`` and names none (``random``) gets one from
+    the position's id, so its error rate reproduces and its positions draw independently."""
     if not isinstance(bot, str):
-        return {n: (lambda: bot) for n in sizes}  # type: ignore[misc]
+        return {n: (lambda _id: bot) for n in sizes}  # type: ignore[misc]
     import inspect
 
     from shelfie_env.bots import check_table, factory, make
     from shelfie_env.bots.spec import parse_spec
 
     name, options = parse_spec(bot)
-    takes_size = "num_players" in inspect.signature(factory(name)).parameters
-    out: dict[int, Callable[[], Bot]] = {}
+    params = inspect.signature(factory(name)).parameters
+    seeded = "seed" in params and "seed" not in options
+    out: dict[int, Callable[[str], Bot]] = {}
     for n in sizes:
         check_table(name, n)
-        kwargs = {**options, "num_players": n} if takes_size else dict(options)
-        out[n] = _fresh(make(name, **kwargs), lambda kwargs=kwargs: make(name, **kwargs))
+        kwargs = {**options, "num_players": n} if "num_players" in params else dict(options)
+        if seeded:
+            out[n] = lambda pid, kwargs=kwargs: make(name, **kwargs, seed=position_seed(pid))
+        else:
+            out[n] = _fresh(make(name, **kwargs), lambda kwargs=kwargs: make(name, **kwargs))
     return out
 
 
-def _fresh(prototype: Bot, build: Callable[[], Bot]) -> Callable[[], Bot]:
+def position_seed(position_id: str) -> int:
+    """A seed of its own for every position id (stable across runs and machines)."""
+    return zlib.crc32(position_id.encode("utf-8"))
+
+
+def _fresh(prototype: Bot, build: Callable[[], Bot]) -> Callable[[str], Bot]:
     """A maker of fresh copies of ``prototype`` (a deep copy; bots that cannot be copied are built anew)."""
     try:
         copy.deepcopy(prototype)
     except Exception:  # a bot holding handles that do not copy
-        return build
-    return lambda: copy.deepcopy(prototype)
+        return lambda _id: build()
+    return lambda _id: copy.deepcopy(prototype)
 
 
 def format_report(r: dict[str, Any]) -> str:
