@@ -165,6 +165,31 @@ def test_bench_rate_refuses_a_model_of_another_table_size(capsys, tmp_path):
     assert "trained for 2 player(s), not 4" in capsys.readouterr().err
 
 
+def test_bench_rate_takes_a_bot_spec_naming_a_model_file_as_a_spec(capsys, tmp_path):
+    """``td:path=...npz`` is a bot spec (its option names the file), not a model file called so."""
+    from shelfie_env.benchmark.agent_row import load_agent
+    from shelfie_env.bots.learned.card import models_dir
+
+    spec = f"td:path={models_dir() / 'td_4p.npz'}"
+    assert load_agent(spec, 4) == spec
+    out = tmp_path / "r.json"
+    assert bench_main(["rate", "--task", "field-4p", "--agent", f"td:path={models_dir() / 'td_2p.npz'}",
+                       "--games", "48", "--out", str(out)]) == 2
+    assert "this model plays 2-player games, the game has 4" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_bench_rate_refuses_fewer_games_than_a_batch_and_cuts_a_long_error(tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        bench_main(["rate", "--task", "field-4p", "--agent", "greedy", "--games", "8", "--out", str(tmp_path / "r.json")])
+    assert "--games must be at least one batch of the rating, 48 at 4 players; got 8" in capsys.readouterr().err
+    mod = _agent_module(tmp_path, monkeypatch, "import json\n\ndef act(state):\n    return json.dumps(state)\n")
+    assert bench_main(["rate", "--task", "solo", "--agent", f"{mod}:act", "--games", "5",
+                       "--out", str(tmp_path / "r.json")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.endswith("…") and len(line) < 300
+
+
 def test_bench_rate_an_agent_that_plays_illegal_moves(tmp_path, monkeypatch, capsys):
     mod = _agent_module(tmp_path, monkeypatch, "def act(state):\n    return 119\n")
     out = tmp_path / "r.json"

@@ -53,11 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_agent(text: str, players: int) -> Any:
     """The agent named by ``text`` (module doc) for a table of ``players``; :class:`AgentError` says why not."""
+    module_name, colon, attr = text.partition(":")
+    if colon and "=" in attr:  # a bot spec with options (``td:path=my_td.npz``)
+        return _spec(text, players)
     path = Path(text)
     if path.suffix == ".npz":
         return _model_spec(path, players)
-    module_name, colon, attr = text.partition(":")
-    if colon and "=" not in attr:  # a bot spec's options are key=value: module:attr has none
+    if colon:  # a bot spec's options are key=value: module:attr has none
         if not module_name or not attr:
             raise AgentError(f"--agent {text!r}: expected module:attr, e.g. my_pkg.agents:MyAgent")
         return _imported(module_name, attr)
@@ -137,6 +139,12 @@ def run(args: argparse.Namespace) -> int:
     t = task(args.task)
     if args.games is not None and args.games <= 0:
         parser.error(f"--games must be positive, got {args.games}")
+    if args.games is not None and t.players > 1:
+        from shelfie_env.arena.rate_agent import BATCH_DEALS
+
+        batch = BATCH_DEALS[t.players] * t.players
+        if args.games < batch:
+            parser.error(f"--games must be at least one batch of the rating, {batch} at {t.players} players; got {args.games}")
     if args.eval_games < 0 or args.eval_games % 2:
         parser.error(f"--eval-games must be 0 or a positive even number, got {args.eval_games}")
     if args.workers <= 0:
@@ -156,13 +164,19 @@ def run(args: argparse.Namespace) -> int:
         row = task_row(agent, ns, t.name, t.players, learner=name, seed=seed, train_s=0.0,
                        decisions=args.steps, mode="agent", workers=args.workers)
     except (ValueError, TypeError, KeyError, IndexError) as exc:  # an agent that plays an illegal move
-        print(f"{parser.prog}: error: --agent {args.agent}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: --agent {args.agent}: {type(exc).__name__}: {_short(str(exc))}", file=sys.stderr)
         return 2
     add_rows(args.out, [row])
     print(json.dumps({k: row[k] for k in ("learner", "task", "players", "normalized") if k in row}
                      | {"score": row.get("rating", row.get("solo"))}, default=str))
     print(f"row merged into {args.out}; table it: shelfie bench report {args.out}")
     return 0
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """``text`` on one line, cut to ``limit`` characters (an agent's bad return value may be a whole state)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _argv_after(command: str) -> list[str]:
