@@ -181,9 +181,9 @@ def run(args: argparse.Namespace) -> int:
             result = error_rates(args.bot, args.players, args.part, args.positions)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
-    print(format_report(result))
-    if args.json:
+    if args.json:  # written first: a reader that closes the printed lines early does not lose it
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(format_report(result))
     return 0
 
 
