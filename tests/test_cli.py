@@ -514,3 +514,18 @@ def test_interactive_play_edits_lines_and_recalls_history(tmp_path: Path) -> Non
             proc.kill()
         os.close(main_fd)
     assert history.read_text().split() == ["moves", "stop", "quit"]  # a repeat of the last one is not kept twice
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
+    """``shelfie levels | head -1``: the closed pipe ends the command with status 0 and no traceback."""
+    code = (
+        "import sys\nimport shelfie_env.arena.ladder as ladder\nfrom shelfie_env.cli import main\n"
+        "ladder.format_ladder = lambda lad: 'a line of the ladder\\n' * 200_000\nsys.exit(main(['levels']))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == b"a line of the ladder\n"
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "Error" not in err
