@@ -209,10 +209,33 @@ def test_rate_goes_below_the_first_level_to_random(monkeypatch):
         return 0.005, 0.01, deals * players
 
     monkeypatch.setattr(rate_agent, "_batch", batch)
-    r = rate_agent.rate("random", players=2, games=150)
+    r = rate_agent.rate("greedy", players=2, games=150)  # a stand-in that scores 0.5 % against anything
     assert met[0] == "level-4" and met[1:] == ["random", "random"]
     assert r.level == "level-1" and r.rating < ladder_ends(2)[0]
     assert "lowest rung" in r.note
+    met.clear()
+    rate_agent.rate("random", players=2, games=150)  # random itself: rated on the rungs above it
+    assert met and "random" not in met
+
+
+def test_bench_gives_a_reference_bot_that_is_an_opponent_its_task_score_alone(monkeypatch, tmp_path):
+    """``shelfie bench``'s default reference bots include ``greedy``: it is not played against itself."""
+    import shelfie_env.arena.rows as rows_module
+    from shelfie_env.benchmark import cli
+
+    asked = []
+
+    def fake_task_row(bot, args, task, players, *, learner, **kw):
+        asked.append((learner, args.eval_games, tuple(args.opponents)))
+        return {"learner": learner}
+
+    monkeypatch.setattr(rows_module, "task_row", fake_task_row)
+    monkeypatch.setattr("shelfie_env.arena.results_file.add_rows", lambda out, rows: None)
+    args = cli.build_parser().parse_args(["--steps", "1k", "--algos", "ppo_flat", "--opponents", "greedy", "planner",
+                                          "--eval-games", "40", "--out", str(tmp_path / "r.json")])
+    args.algos = []
+    cli.train_and_rate(args, [("random", make("random")), ("greedy", make("greedy"))], {})
+    assert asked == [("random", 40, ("greedy", "planner")), ("greedy", 0, ("greedy", "planner"))]
 
 
 def test_the_report_expects_the_cells_the_runner_runs():

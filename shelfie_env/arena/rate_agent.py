@@ -110,6 +110,8 @@ def rate(
     if isinstance(agent, str) and agent in levels:
         raise ValueError(f"{agent!r} is a level of the ladder: its rating is {levels[agent][0]:.0f} already")
     ratings = {**levels, **_bottom_rung(players)}
+    if isinstance(agent, str):
+        ratings.pop(agent, None)  # ``random`` is rated against the rungs above it, not against itself
     deals = BATCH_DEALS[players]
     if games < deals * players:
         raise ValueError(f"games must be at least one batch, {deals * players} at {players} players; got {games}")

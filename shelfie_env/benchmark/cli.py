@@ -426,7 +426,10 @@ def train_and_rate(
     rows: list[dict[str, Any]] = model_rows(args) if args.models and args.eval_games else []
     for name, bot in bots if args.eval_games else ():
         mode = "bot" if name in BOTS else "search"
-        rows.append(task_row(bot, args, t.name, t.players, learner=name, seed=None, train_s=0.0, mode=mode))
+        # a reference bot that is one of the opponents (greedy) gets its task score alone: its score rate
+        # against itself is 50 % by definition, and a row's score rates are read against greedy
+        bot_args = argparse.Namespace(**{**vars(args), "eval_games": 0}) if name in args.opponents else args
+        rows.append(task_row(bot, bot_args, t.name, t.players, learner=name, seed=None, train_s=0.0, mode=mode))
         add_rows(args.out, rows[-1:])
         print(json.dumps(rows[-1]), flush=True)
     marks = () if args.no_rating_curve else (args.steps // 4, args.steps // 2)
