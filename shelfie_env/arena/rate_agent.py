@@ -94,6 +94,11 @@ def _batch(policy: Any, level: str, players: int, first_deal: int, deals: int, w
     return score, max(se, 1e-3), played
 
 
+def batch_games(players: int) -> int:
+    """Games of one batch of :func:`rate` at ``players`` players: the fewest a rating can play."""
+    return BATCH_DEALS[players] * players
+
+
 def rate(
     agent: str | Bot | Callable[[dict[str, Any]], int],
     players: int = 2,
@@ -113,8 +118,8 @@ def rate(
     if isinstance(agent, str):
         ratings.pop(agent, None)  # ``random`` is rated against the rungs above it, not against itself
     deals = BATCH_DEALS[players]
-    if games < deals * players:
-        raise ValueError(f"games must be at least one batch, {deals * players} at {players} players; got {games}")
+    if games < batch_games(players):
+        raise ValueError(f"games must be at least one batch, {batch_games(players)} at {players} players; got {games}")
     target = TARGET[players] if target is None else target
     label = agent if isinstance(agent, str) else name
     specs = sorted(ratings, key=lambda s: ratings[s][0])
@@ -212,4 +217,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["BATCH_DEALS", "TARGET", "Rating", "rate"]
+__all__ = ["BATCH_DEALS", "TARGET", "Rating", "batch_games", "rate"]

@@ -140,11 +140,11 @@ def run(args: argparse.Namespace) -> int:
     if args.games is not None and args.games <= 0:
         parser.error(f"--games must be positive, got {args.games}")
     if args.games is not None and t.players > 1:
-        from shelfie_env.arena.rate_agent import BATCH_DEALS
+        from shelfie_env.arena.rate_agent import batch_games
 
-        batch = BATCH_DEALS[t.players] * t.players
-        if args.games < batch:
-            parser.error(f"--games must be at least one batch of the rating, {batch} at {t.players} players; got {args.games}")
+        if args.games < batch_games(t.players):
+            parser.error(f"--games must be at least one batch of the rating, {batch_games(t.players)} at "
+                         f"{t.players} players; got {args.games}")
     if args.eval_games < 0 or args.eval_games % 2:
         parser.error(f"--eval-games must be 0 or a positive even number, got {args.eval_games}")
     if args.workers <= 0:
