@@ -26,7 +26,7 @@ from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import games_factor, to_markdown
 from shelfie_env.arena.results import clipped
 from shelfie_env.arena.values import DEFAULT_LUCK
-from shelfie_env.bots import Bot
+from shelfie_env.bots import Bot, action_id
 from shelfie_env.game.engine import Game
 from shelfie_env.observation.vector import encode
 
@@ -39,7 +39,7 @@ class FunctionBot:
         self.name = name
 
     def act(self, state: dict[str, Any]) -> int:
-        return int(self.fn(state))
+        return action_id(self.fn(state), self.name)
 
 
 class ObsBot:
@@ -50,7 +50,7 @@ class ObsBot:
         self.fn = fn
 
     def act_game(self, game: Game) -> int:
-        return int(self.fn(encode(game, game.current), game.legal_mask().astype(bool)))
+        return action_id(self.fn(encode(game, game.current), game.legal_mask().astype(bool)), "the agent")
 
     def act(self, state: dict[str, Any]) -> int:
         return self.act_game(Game.from_dict(state))

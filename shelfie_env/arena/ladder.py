@@ -229,7 +229,7 @@ def assemble(
 
     levels = []
     for k, lv in enumerate(LEVELS):
-        row = {**entry(lv.spec), "level": lv.number, "name": lv.name, "plays": lv.describe(players)}
+        row = {**entry(lv.spec), "level": lv.number, "name": lv.name, "plays": plays(lv.spec, players)}
         m = below.get(lv.spec)
         if m is not None:
             row["vs_below"] = {"score": round(m.score, 4), "ci95": [round(m.score - 1.96 * m.se, 4),

@@ -119,7 +119,7 @@ def evaluate_row(
         duplicate=True,
         luck=DEFAULT_LUCK,
         workers=args.workers if workers is None else workers,
-        name="candidate",
+        name="agent",
     )
     row = row_head(learner, seed, int(args.steps), decisions, train_s, mode, PROTOCOL)
     row.update({

@@ -138,14 +138,25 @@ def make(name: str, **kwargs: Any) -> Bot:
 def act_on_game(bot: Bot, game: Game) -> int:
     """Ask ``bot`` for a move in a live game, through its fast path when it has one."""
     fast = getattr(bot, "act_game", None)
-    if fast is not None:
-        return int(fast(game))
-    return int(bot.act(game.to_dict()))
+    value = fast(game) if fast is not None else bot.act(game.to_dict())
+    return action_id(value, getattr(bot, "name", type(bot).__name__))
+
+
+def action_id(value: Any, who: str) -> int:
+    """``value`` (a move ``who`` returned) as an int; ``ValueError`` naming ``who`` and the value when it is
+    not a number."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        shown = " ".join(repr(value).split())
+        shown = shown if len(shown) <= 60 else shown[:59] + "…"
+        raise ValueError(f"{who} returned {shown}, not an action id (0-119)") from None
 
 
 __all__ = [
     "Bot",
     "act_on_game",
+    "action_id",
     "available",
     "check_name",
     "check_table",
