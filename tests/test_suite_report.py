@@ -294,6 +294,10 @@ def test_still_to_run_lists_the_baseline_cells_without_a_row():
         ("field-4p", "td", 5),
     ]
     assert sr.still_to_run(rows, sr.Baseline((("td", "", ("versus-2p",)),), (0, 1), 1_000_000)) == []
+    done = sr.suite_summary(rows, reps=REPS, baseline=sr.Baseline((("td", "", ("versus-2p",)),), (0, 1), 1_000_000))
+    assert sr.still_to_run_table(done).startswith("**Baseline complete** — the baseline: td on versus-2p")
+    assert sr.still_to_run_table(done).endswith("2 of 2 runs are in the file, none to run.")
+    assert sr.still_to_run_table(sr.suite_summary(rows, reps=REPS, baseline=small)).startswith("**Still to run** — ")
 
 
 # ---------------------------------------------------------------- the leaderboard

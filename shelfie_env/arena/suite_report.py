@@ -537,10 +537,11 @@ def still_to_run_table(summary: dict[str, Any]) -> str:
         + ("every task" if tuple(tasks) == TASKS else ", ".join(tasks))
         for learner, variant, tasks in base["learners"]
     )
+    title = "Still to run" if missing else "Baseline complete"
     lines = [
-        f"**Still to run** — the baseline: {who}; seeds {_seeds(base['seeds'])} at "
+        f"**{title}** — the baseline: {who}; seeds {_seeds(base['seeds'])} at "
         f"{budget_label(base['steps'])}. {base['cells'] - len(missing)} of {base['cells']} runs are in the file"
-        + (f", {len(missing)} to run:" if missing else "."),
+        + (f", {len(missing)} to run:" if missing else ", none to run."),
     ]
     if not missing:
         return "\n".join(lines)
