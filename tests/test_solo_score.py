@@ -77,7 +77,7 @@ def test_bad_arguments_are_named(kwargs, words) -> None:
 def test_an_illegal_action_and_a_bot_that_cannot_play_solo_are_named() -> None:
     with pytest.raises(ValueError, match=r"the agent 'agent' returned an illegal action .*: 119: "):
         solo_score(lambda state: 119, games=2)
-    with pytest.raises(ValueError, match="did not return an action id"):
+    with pytest.raises(ValueError, match="returned None, not an action id"):
         solo_score(lambda state: None, games=2)
     with pytest.raises(ValueError, match="not 1-player ones"):
         solo_score("td", games=2)
