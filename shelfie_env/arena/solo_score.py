@@ -95,10 +95,7 @@ class _LegalOnly:
         self.bot.rng = value  # type: ignore[attr-defined]
 
     def act_game(self, game: Game) -> int:
-        try:
-            action = act_on_game(self.bot, game)
-        except TypeError as exc:
-            raise ValueError(f"the agent {self.label!r} did not return an action id: {exc}") from exc
+        action = act_on_game(self.bot, game)  # a value that is not a number is named there
         if action not in game.legal_actions():
             raise ValueError(
                 f"the agent {self.label!r} returned an illegal action in round {game.round} "
