@@ -81,7 +81,7 @@ def test_a_measurement_resumes_only_matches_and_errors_of_the_levels_as_they_pla
     now = [ladder.plays("level-2", 3), ladder.plays("level-1", 3)]
     assert now[0] == LEVELS[1].describe(3) and ladder.plays("greedy", 3) == "greedy"
     line = {"a": "level-2", "b": "level-1", "score": 0.6, "se": 0.01, "games": 30, "players": 3}
-    stale = {**line, "score": 0.9, "games": 60, "plays": ["td, noise sd 9, within 1 of its best", now[1]]}
+    stale = {**line, "score": 0.9, "games": 60, "plays": ["td, aims 0.9 below its best (sd 0.02), within 0.15", now[1]]}
     cache.write_text("\n".join(json.dumps(x) for x in (line, stale, {**line, "plays": now})) + "\n")
     done = ladder._done_matches(cache, 3)
     assert list(done) == [("level-2", "level-1")] and done[("level-2", "level-1")].score == 0.6
@@ -97,7 +97,7 @@ def test_a_measurement_resumes_only_matches_and_errors_of_the_levels_as_they_pla
     assert measured == [3] and first["level-1"]["plays"] == ladder.plays("level-1", 3)
     assert ladder.cached_errors(3, out) == first and measured == [3]  # kept: the levels play as they did
     body = json.loads(out.with_suffix(".errors.json").read_text())
-    body["level-1"]["plays"] = "td, noise sd 9, within 1 of its best"
+    body["level-1"]["plays"] = "td, aims 0.9 below its best (sd 0.02), within 0.15"
     out.with_suffix(".errors.json").write_text(json.dumps(body))
     ladder.cached_errors(3, out)
     assert measured == [3, 3]

@@ -64,6 +64,16 @@ def test_a_level_never_plays_what_it_values_more_than_its_cap_below_its_best() -
     assert noisy_choice(values, np.zeros(120), find_level("master")) == 0
 
 
+def test_a_level_with_a_target_plays_the_action_nearest_that_gap_below_its_best() -> None:
+    values = {0: 0.5, 1: 0.48, 2: 0.42, 3: 0.3, 4: -0.3}
+    lv = Level(2, "casual", 0.07, sigma=0.0)
+    assert noisy_choice(values, np.zeros(120), lv) == 2
+    assert noisy_choice(values, np.zeros(120), Level(2, "casual", 0.015, sigma=0.0)) == 1
+    assert noisy_choice(values, np.zeros(120), Level(2, "casual", 0.3, sigma=0.0)) == 2  # never past the cap
+    assert noisy_choice({7: 0.1}, np.zeros(120), lv) == 7
+    assert find_level("casual").describe(2) == "td, aims 0.07 below its best (sd 0.02), within 0.15"
+
+
 def test_levels_are_named_by_number_or_name_and_bad_names_list_the_levels() -> None:
     assert find_level("level-2").name == "casual" and find_level("expert").number == 5 and find_level(6).name == "master"
     for bad in ("level-0", "level-7", "level-banana"):
@@ -101,11 +111,12 @@ def test_a_level_plays_the_td_network_of_its_table_size() -> None:
     assert set(vals) == set(game.legal_actions())
 
 
-def test_a_level_plays_the_noise_of_its_table_size() -> None:
-    """A level whose noise differs at one table size plays that noise there and its default elsewhere."""
-    lv = Level(3, "intermediate", 1.0, 0.25, tables=((4, 0.0, 0.0),))
-    assert lv.at(4).sigma == 0 and lv.at(2) is lv and lv.at(4).spec == lv.spec
-    assert lv.describe(4) == "td" and lv.describe(2) == "td, noise sd 1, within 0.25 of its best"
+def test_a_level_plays_the_target_of_its_table_size() -> None:
+    """A level whose target differs at one table size aims at it there and at its default elsewhere."""
+    lv = Level(3, "intermediate", 0.05, tables=((4, 0.0, 0.0, 0.0),))
+    assert lv.at(4).target == 0 and lv.at(2) is lv and lv.at(4).spec == lv.spec
+    assert lv.describe(4) == "td" and lv.describe(2) == "td, aims 0.05 below its best (sd 0.02), within 0.15"
+    assert find_level("beginner").describe(3) == "td, noise sd 1, within 0.25 of its best"
     four = LevelBot(lv, 4)
     td = bots.make("td", num_players=4)
     for state in _states(4, games=2):

@@ -12,6 +12,7 @@ from shelfie_env.arena import aggregate as report
 from shelfie_env.arena import suite_report as sr
 from shelfie_env.arena.results_file import load_results
 from shelfie_env.arena.rows import PROTOCOL
+from shelfie_env.arena.task_score import ladder_ends
 
 MPPO = "score_reward=0.02,reroll=keep,obs=features"
 MPPO_NAME = f"maskable_ppo ({MPPO})"
@@ -419,3 +420,17 @@ def test_leaderboard_and_check_leaderboard_options(tmp_path, capsys):
     assert report.main([*base, "--check-leaderboard", str(bare)]) == 2
     with pytest.raises(SystemExit):
         report.main([*base, "--leaderboard", str(doc), "--check-leaderboard", str(doc)])
+
+
+def test_a_row_normalized_between_other_ratings_is_normalized_again_between_the_fixed_ends():
+    low, high = ladder_ends(3)
+    mid = (low + high) / 2
+    r = task_row("field-3p", "td", 0, mid, 12.0, curve=[(500_000, low, 3.0), (1_000_000, mid, 12.0)])
+    assert sr.normalized_now(r) is r  # written without ends: kept as it is
+    r["normalized_between"] = [874.9, 1612.4]
+    now = sr.normalized_now(r)
+    assert now["normalized"] == pytest.approx(50.0) and now["normalized_between"] == [low, high]
+    assert [p["normalized"] for p in now["rating_curve"]] == pytest.approx([0.0, 50.0])
+    assert r["normalized"] == 12.0  # the row itself is not changed
+    r["normalized_between"] = [low, high]
+    assert sr.normalized_now(r) is r

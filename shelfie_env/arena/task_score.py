@@ -4,8 +4,8 @@
   ``rating`` and ``normalized`` fields;
 * :func:`solo_fields` — the mean final score on the ``test`` deals
   (:func:`~shelfie_env.arena.solo_score.solo_score`), as a row's ``solo`` and ``normalized`` fields;
-* :func:`normalized_rating` — a rating on the 0 (``random``) .. 100 (the top level) scale of the shipped
-  ladder of its table size.
+* :func:`normalized_rating` — a rating on the 0 (``random``) .. 100 (the top level) scale of its table
+  size, between the fixed :data:`RATING_ENDS`.
 """
 
 from __future__ import annotations
@@ -20,17 +20,19 @@ SOLO_GAMES = 500
 CURVE_SOLO_GAMES = 200
 
 
-def ladder_ends(players: int) -> tuple[float, float]:
-    """``(random's rating, the top level's rating)`` on the shipped ladder of ``players``."""
-    from shelfie_env.arena.ladder import shipped_ladder
+RATING_ENDS = {2: (765.3, 1668.2), 3: (908.3, 1596.2), 4: (950.2, 1610.5)}
+"""``(random's rating, the top level's rating)`` by table size: the normalized score's 0 and 100, fixed at the
+ladders the suite's baseline was scored on, so a ladder measured again (its fitted ratings move by a
+few points each time) does not move the normalized score of a rating."""
 
-    lad = shipped_ladder(players)
-    low = next(b["rating"] for b in lad["bots"] if b["spec"] == "random")
-    return float(low), float(lad["levels"][-1]["rating"])
+
+def ladder_ends(players: int) -> tuple[float, float]:
+    """``(random's rating, the top level's rating)``: the normalized score's ends at ``players`` (:data:`RATING_ENDS`)."""
+    return RATING_ENDS[players]
 
 
 def normalized_rating(rating: float, players: int) -> float:
-    """``100 x (rating - random's) / (top level's - random's)`` on the shipped ladder of ``players``."""
+    """``100 x (rating - random's) / (top level's - random's)`` between the :data:`RATING_ENDS` of ``players``."""
     low, high = ladder_ends(players)
     return 100.0 * (rating - low) / (high - low)
 
@@ -38,7 +40,7 @@ def normalized_rating(rating: float, players: int) -> float:
 def rating_fields(agent: Any, players: int, games: int | None = None, workers: int | None = 1,
                   name: str = "agent") -> dict[str, Any]:
     """``{"rating": {...}, "normalized": x, "normalized_between": [random's, top level's]}`` of ``agent`` rated
-    at ``players`` in at most ``games`` games (the two ratings of the shipped ladder it was normalized by)."""
+    at ``players`` in at most ``games`` games (the two ratings it was normalized between)."""
     from shelfie_env.arena.rate_agent import rate
 
     r = rate(agent, players=players, games=RATE_GAMES[players] if games is None else games,

@@ -13,8 +13,8 @@ at two players the luck-corrected score rate against ``greedy`` stands beside it
 the mean final score on the ``test`` deals with its 95 % interval.
 
 Every task also has a **normalized score**, 0 for ``random`` and 100 for the task's best bot, so tasks
-aggregate: on a ladder, ``100 x (rating - random's) / (the top level's - random's)`` from the shipped
-ladder of that table size; on ``solo``, ``100 x (mean - random's) / (best's - random's)`` with the
+aggregate: on a ladder, ``100 x (rating - random's) / (the top level's - random's)`` with the two
+ratings fixed per table size (:data:`~shelfie_env.arena.task_score.RATING_ENDS`); on ``solo``, ``100 x (mean - random's) / (best's - random's)`` with the
 reference means measured on the ``test`` deals (package data, :mod:`shelfie_env.arena.solo_score`).
 Both live with the evaluation code (:mod:`shelfie_env.arena.task_score`).
 """
@@ -95,7 +95,11 @@ def task_of_players(players: int) -> Task:
 def normalization(t: Task) -> str:
     """How ``t``'s normalized score is computed, in words."""
     if t.rated:
-        return f"100 x (rating - random's) / ({top_name(t.players)}'s - random's), shipped {t.players}-player ladder"
+        from shelfie_env.arena.task_score import ladder_ends
+
+        low, high = ladder_ends(t.players)
+        return (f"100 x (rating - {low:g}) / ({high:g} - {low:g}), fixed: random's and {top_name(t.players)}'s "
+                f"ratings on the {t.players}-player ladder the baseline was scored on")
     return "100 x (mean score - random's) / (best reference bot's - random's), test deals"
 
 

@@ -2,19 +2,22 @@
 
 Every level plays the shipped ``td`` network of its table size (the after-state values and the
 planner's exact search over the dice). The top level plays its best action; each level below
-adds noise to the value of every legal action and plays the best noisy value among the actions
-it values within ``cap`` of its best:
+errs on purpose, by one of two rules, and never plays an action the network values more than
+``cap`` below its best:
 
-* **small errors, not absurd ones**: the noise is Gaussian with sd ``sigma`` (rank-reward units),
-  and an action the network values more than ``cap`` below its best is never played, so a weak
-  level makes many small mistakes and no blunder it can see (an ε-mix of a strong bot and random
-  moves makes rare huge ones instead);
-* **one fixed policy**: the noise is a function of the position and the level (a hash of the
-  state dict), so the same position always gets the same move, at every replay and on every
-  machine.
+* **aiming at a gap** (two and four players): the action whose value lies nearest ``target``
+  below the best, with Gaussian noise of sd ``sigma`` on that distance, so nearly every decision
+  gives up a little (about ``target`` in the network's eyes) and none gives up much;
+* **noise on the values** (three players): Gaussian noise of sd ``sigma`` on every action's value,
+  and the best noisy value is played.
 
-The parameters of each level were chosen on the ``selection`` positions (docs/levels.md has the
-error rates and ratings measured on the ``test`` deals and positions).
+Both make many small errors and no blunder the network can see, where an ε-mix of a strong bot
+and random moves makes rare huge ones instead. **One fixed policy**: the noise is a function of
+the position and the level (a hash of the state dict), so the same position always gets the same
+move, at every replay and on every machine.
+
+The parameters of each table size were chosen on the ``selection`` positions and deals
+(docs/levels.md has the error rates and ratings measured on the ``test`` deals and positions).
 """
 
 from __future__ import annotations
@@ -29,54 +32,65 @@ import numpy as np
 from shelfie_env.game.digest import state_digest
 from shelfie_env.game.engine import Game
 
+SIGMA = 0.02
+"""Sd of every level's noise on the distance to its target (rank reward)."""
+CAP = 0.15
+"""Largest gap below its best value any level plays (rank reward)."""
+
 
 @dataclass(frozen=True)
 class Level:
-    """One rung of the ladder: its number, its name and the noise it plays with."""
+    """One rung of the ladder: its number, its name and how it errs (module doc)."""
 
     number: int
     name: str
-    sigma: float
-    """Sd of the Gaussian noise on every action's value (rank reward); 0: no noise."""
-    cap: float
+    target: float
+    """The gap below its best value the level aims at (rank reward); 0: noise on the values instead
+    (or, with ``sigma`` 0, its best action)."""
+    sigma: float = SIGMA
+    """Sd of the Gaussian noise, on the distance to the target or on every value (rank reward)."""
+    cap: float = CAP
     """Largest gap below its best value the level ever plays (rank reward)."""
-    tables: tuple[tuple[int, float, float], ...] = ()
-    """``(players, sigma, cap)`` for a table size whose ladder needs other noise than the default."""
+    tables: tuple[tuple[int, float, float, float], ...] = ()
+    """``(players, target, sigma, cap)`` for a table size whose ladder plays otherwise than the default."""
 
     @property
     def spec(self) -> str:
         return f"level-{self.number}"
 
     def at(self, num_players: int | None) -> Level:
-        """The level as it plays at a table of ``num_players`` (its noise there; the same hash)."""
-        for players, sigma, cap in self.tables:
+        """The level as it plays at a table of ``num_players`` (its parameters there; the same hash)."""
+        for players, target, sigma, cap in self.tables:
             if players == num_players:
-                return replace(self, sigma=sigma, cap=cap, tables=())
+                return replace(self, target=target, sigma=sigma, cap=cap, tables=())
         return self
 
     def describe(self, num_players: int | None = None) -> str:
         """What the level plays (at ``num_players``), in a few words."""
         lv = self.at(num_players)
-        if lv.sigma == 0:
-            return "td"
-        return f"td, noise sd {lv.sigma:g}, within {lv.cap:g} of its best"
+        if lv.target > 0:
+            return f"td, aims {lv.target:g} below its best (sd {lv.sigma:g}), within {lv.cap:g}"
+        if lv.sigma > 0:
+            return f"td, noise sd {lv.sigma:g}, within {lv.cap:g} of its best"
+        return "td"
 
 
-def _at_three_and_four(sigma: float, cap: float) -> tuple[tuple[int, float, float], ...]:
-    """``Level.tables`` of a level that plays ``(sigma, cap)`` at three and four players."""
-    return ((3, sigma, cap), (4, sigma, cap))
+def _tables(four: float, three_sigma: float, three_cap: float) -> tuple[tuple[int, float, float, float], ...]:
+    """``Level.tables``: aim at ``four`` at four players; noise sd ``three_sigma`` on the values within
+    ``three_cap`` at three."""
+    return ((3, 0.0, three_sigma, three_cap), (4, four, SIGMA, CAP))
 
 
 LEVELS: tuple[Level, ...] = (
-    Level(1, "beginner", 1.0, 0.25),
-    Level(2, "casual", 0.4, 0.2),
-    Level(3, "intermediate", 0.4, 0.15, tables=_at_three_and_four(0.3, 0.13)),
-    Level(4, "advanced", 0.1, 0.15, tables=_at_three_and_four(0.08, 0.12)),
-    Level(5, "expert", 0.05, 0.1, tables=_at_three_and_four(0.04, 0.08)),
-    Level(6, "master", 0.0, 0.0),
+    Level(1, "beginner", 0.09, tables=_tables(0.11, 1.0, 0.25)),
+    Level(2, "casual", 0.07, tables=_tables(0.08, 0.4, 0.2)),
+    Level(3, "intermediate", 0.05, tables=_tables(0.05, 0.3, 0.13)),
+    Level(4, "advanced", 0.03, tables=_tables(0.03, 0.08, 0.12)),
+    Level(5, "expert", 0.015, tables=_tables(0.015, 0.04, 0.08)),
+    Level(6, "master", 0.0, sigma=0.0, cap=0.0),
 )
-"""The ladder, weakest first; every table size (2, 3 and 4 players) has all of it. Levels 3–5 play
-less noise at three and four players, where the same noise would leave two steps near 60 %."""
+"""The ladder, weakest first; every table size (2, 3 and 4 players) has all of it. At two and four
+players the levels aim at a gap (each table its own targets); at three they play noise on the values."""
 
 TABLE_SIZES = (2, 3, 4)
 """Table sizes with a ladder (each has its own shipped ``td`` network)."""
@@ -118,10 +132,14 @@ def noise(state: dict[str, Any], level: Level) -> np.ndarray:
 
 
 def noisy_choice(values: dict[int, float], z: np.ndarray, level: Level) -> int:
-    """The action of highest ``value + sigma * z`` among those valued within ``cap`` of the best."""
+    """The level's action among those valued within ``cap`` of the best: the one whose gap below the
+    best is nearest ``target`` (the distance less ``sigma * z``), or with no target the highest
+    ``value + sigma * z``."""
     actions = np.fromiter(values, dtype=np.int64)
     v = np.fromiter(values.values(), dtype=np.float64)
-    scored = np.where(v >= v.max() - level.cap, v + level.sigma * z[actions], -np.inf)
+    gap = v.max() - v
+    score = -np.abs(gap - level.target) if level.target > 0 else v
+    scored = np.where(gap <= level.cap, score + level.sigma * z[actions], -np.inf)
     return int(actions[int(np.argmax(scored))])
 
 
@@ -155,7 +173,7 @@ class LevelBot:
             raise ValueError("no legal action: the game is over")
         td = self.base(game.num_players)
         level = self.level.at(game.num_players)
-        if level.sigma == 0:
+        if level.target == 0 and level.sigma == 0:
             return int(td.act_game(game))
         legal = game.legal_actions()
         if len(legal) == 1:
