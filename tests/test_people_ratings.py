@@ -78,6 +78,8 @@ def test_a_game_against_a_level_rates_the_person_at_the_levels_anchor(store: Gam
     assert mine["change"] == pytest.approx(expected.rating - 1500, abs=0.06)
     [row] = store.rating_history("id-Ann")
     assert row["game_id"] == gid and row["rated"] and row["before"] == 1500 and row["scores"] == scores
+    # the history gives the numbers the game's outcome gave, so both pages show one rounding of one number
+    assert (row["after"], row["rd"], row["change"]) == (mine["rating"], mine["rd"], mine["change"])
 
 
 def test_a_rating_survives_a_restart_and_a_game_is_never_rated_twice(tmp_path: Path) -> None:

@@ -121,6 +121,9 @@ def history(db: sqlite3.Connection, person: str, players: int | None, limit: int
     for r in db.execute(sql, params).fetchall():
         entry = dict(zip(keys, r[:10]))
         entry["rated"] = bool(entry["rated"])
+        for k in ("before", "after", "rd", "change"):  # to 0.1, as a finished game's view gives them
+            if isinstance(entry[k], float):
+                entry[k] = round(entry[k], 1)
         entry.update(json.loads(r[10]))
         out.append(entry)
     return out
