@@ -75,7 +75,8 @@ def test_rl_environment_agents_learn_by_self_play_at_their_table_sizes(kind: str
     assert size == 63 * players + 60 and actions == 120
     agents = _agents(kind, players, size, actions)
     steps = 0
-    for _ in range(3):
+    # NFSP learns only in the games it plays its best response (half of them, drawn per game): give it more
+    for _ in range(10 if kind == "nfsp" else 3):
         step = env.reset()
         while not step.last():
             seat = step.observations["current_player"]
