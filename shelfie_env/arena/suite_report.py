@@ -38,14 +38,12 @@ from shelfie_env.arena.bootstrap import ReportError, rliable
 from shelfie_env.arena.bootstrap import seeded as _seeded
 from shelfie_env.arena.results_file import row_name
 from shelfie_env.arena.rows import PLAIN, PROTOCOL, budget_label
-from shelfie_env.arena.task_score import ladder_ends, normalized_rating
+from shelfie_env.arena.task_score import RATING_ENDS, ladder_ends, normalized_rating
 
 TASKS = ("versus-2p", "field-3p", "field-4p", "solo")
 """The tasks in table order (:data:`shelfie_env.benchmark.suite.TASKS`)."""
 VERSUS = "versus-2p"
 SOLO = "solo"
-PLAYERS = {"versus-2p": 2, "field-3p": 3, "field-4p": 4}
-"""Table size of each rated task (its normalized score is the rating's, :func:`normalized_rating`)."""
 SCORES = {
     "versus-2p": "rating on the 2-player ladder; the luck-corrected score rate against greedy beside it",
     "field-3p": "rating on the 3-player ladder",
@@ -128,18 +126,23 @@ def normalized_now(row: dict[str, Any]) -> dict[str, Any]:
     """``row``, or when it was normalized between other ratings (its ``normalized_between``) than the fixed
     ends of its table size (:data:`~shelfie_env.arena.task_score.RATING_ENDS`), a copy with its rating's
     normalized score (and its rating curve's points') between those ends."""
-    players = PLAYERS.get(row.get("task", ""))
+    players = row.get("players")
     between = row.get("normalized_between")
-    if players is None or not isinstance(between, list) or tuple(between) == ladder_ends(players):
+    if (row.get("task") == SOLO or players not in RATING_ENDS or not isinstance(between, list)
+            or tuple(between) == ladder_ends(players)):
         return row
+
+    def normalized(rating: float) -> float:
+        return round(normalized_rating(rating, players), 2)
+
     out = dict(row)
     rating = _number((row.get("rating") or {}).get("rating"))
     if rating is not None:
-        out["normalized"] = round(normalized_rating(rating, players), 2)
+        out["normalized"] = normalized(rating)
     curve = row.get("rating_curve")
     if isinstance(curve, list):
         out["rating_curve"] = [
-            {**p, "normalized": round(normalized_rating(p["rating"], players), 2)}
+            {**p, "normalized": normalized(p["rating"])}
             if isinstance(p, dict) and _number(p.get("rating")) is not None else p
             for p in curve
         ]

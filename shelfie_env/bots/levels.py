@@ -58,6 +58,11 @@ class Level:
     def spec(self) -> str:
         return f"level-{self.number}"
 
+    @property
+    def errs(self) -> bool:
+        """False for a level that plays the network's best action (no target, no noise)."""
+        return self.target > 0 or self.sigma > 0
+
     def at(self, num_players: int | None) -> Level:
         """The level as it plays at a table of ``num_players`` (its parameters there; the same hash)."""
         for players, target, sigma, cap in self.tables:
@@ -68,11 +73,11 @@ class Level:
     def describe(self, num_players: int | None = None) -> str:
         """What the level plays (at ``num_players``), in a few words."""
         lv = self.at(num_players)
+        if not lv.errs:
+            return "td"
         if lv.target > 0:
             return f"td, aims {lv.target:g} below its best (sd {lv.sigma:g}), within {lv.cap:g}"
-        if lv.sigma > 0:
-            return f"td, noise sd {lv.sigma:g}, within {lv.cap:g} of its best"
-        return "td"
+        return f"td, noise sd {lv.sigma:g}, within {lv.cap:g} of its best"
 
 
 def _tables(four: float, three_sigma: float, three_cap: float) -> tuple[tuple[int, float, float, float], ...]:
@@ -173,7 +178,7 @@ class LevelBot:
             raise ValueError("no legal action: the game is over")
         td = self.base(game.num_players)
         level = self.level.at(game.num_players)
-        if level.target == 0 and level.sigma == 0:
+        if not level.errs:
             return int(td.act_game(game))
         legal = game.legal_actions()
         if len(legal) == 1:
