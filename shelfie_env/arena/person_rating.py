@@ -31,6 +31,12 @@ MIN_RD = 30.0
 MAX_RD = 350.0
 
 
+def shown(x: float) -> float:
+    """A rating, deviation or change as a person sees it, to 0.1: one rounding for a finished game's view,
+    the rating history and the person page, so they never disagree by a point."""
+    return round(x, 1)
+
+
 @dataclass(frozen=True)
 class PersonRating:
     """A rating, its deviation (one sd), its volatility and the rated games behind it."""
@@ -117,4 +123,4 @@ def pairwise(scores: Sequence[int], seat: int) -> list[float]:
     return [1.0 if own > s else 0.5 if own == s else 0.0 for k, s in enumerate(scores) if k != seat]
 
 
-__all__ = ["MAX_RD", "MIN_RD", "START", "START_RD", "PersonRating", "Result", "pairwise", "update"]
+__all__ = ["MAX_RD", "MIN_RD", "START", "START_RD", "PersonRating", "Result", "pairwise", "shown", "update"]

@@ -24,7 +24,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from shelfie_env.arena.person_rating import START, START_RD, START_VOLATILITY, PersonRating, Result, update
+from shelfie_env.arena.person_rating import (
+    START,
+    START_RD,
+    START_VOLATILITY,
+    PersonRating,
+    Result,
+    shown,
+    update,
+)
 from shelfie_env.game.engine import Game
 from shelfie_env.play import ladder_levels
 from shelfie_env.play.web.ratings_store import NOT_RATED, SeatChange, Standing, person_id
@@ -155,9 +163,9 @@ def _seat_outcome(seat: int, players: int, old: PersonRating, new: PersonRating 
                   reason: str | None) -> dict[str, Any]:
     if new is None:
         return {"seat": seat, "rated": False, "reason": reason}
-    return {"seat": seat, "rated": True, "players": players, "rating": round(new.rating, 1),
-            "rd": round(new.rd, 1), "change": round(new.rating - old.rating, 1),
-            "before": round(old.rating, 1), "games": new.games}
+    return {"seat": seat, "rated": True, "players": players, "rating": shown(new.rating),
+            "rd": shown(new.rd), "change": shown(new.rating - old.rating),
+            "before": shown(old.rating), "games": new.games}
 
 
 def rate_game(store: GameStore, game_id: str) -> list[dict[str, Any]] | None:
@@ -187,8 +195,8 @@ def person_report(store: GameStore, person: str, players: int | None = None, lim
     """A person's ratings per table size and their latest games, as the web's person page and
     ``shelfie rating`` show them."""
     ratings = {
-        n: {"rating": round(s.rating, 1), "rd": round(s.rd, 1), "games": s.games,
-            "ci95": [round(s.rating - 1.96 * s.rd, 1), round(s.rating + 1.96 * s.rd, 1)],
+        n: {"rating": shown(s.rating), "rd": shown(s.rd), "games": s.games,
+            "ci95": [shown(s.rating - 1.96 * s.rd), shown(s.rating + 1.96 * s.rd)],
             "suggested_level": ladder_levels.nearest(s.rating, n)}
         for n, s in store.standings(person).items()
         if players is None or n == players

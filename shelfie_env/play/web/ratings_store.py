@@ -21,6 +21,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from shelfie_env.arena.person_rating import shown
 from shelfie_env.play.web.records import dumps
 
 
@@ -121,9 +122,9 @@ def history(db: sqlite3.Connection, person: str, players: int | None, limit: int
     for r in db.execute(sql, params).fetchall():
         entry = dict(zip(keys, r[:10]))
         entry["rated"] = bool(entry["rated"])
-        for k in ("before", "after", "rd", "change"):  # to 0.1, as a finished game's view gives them
+        for k in ("before", "after", "rd", "change"):  # as a finished game's view gives them
             if isinstance(entry[k], float):
-                entry[k] = round(entry[k], 1)
+                entry[k] = shown(entry[k])
         entry.update(json.loads(r[10]))
         out.append(entry)
     return out
