@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.clip import one_line
+
 DESCRIPTION = (
     "Rate an agent trained elsewhere on a benchmark task (a bot spec, module:attr, or a model file with its "
     "card) and merge its row into --out; shelfie bench report tables it beside the baselines."
@@ -164,19 +166,13 @@ def run(args: argparse.Namespace) -> int:
         row = task_row(agent, ns, t.name, t.players, learner=name, seed=seed, train_s=0.0,
                        decisions=args.steps, mode="agent", workers=args.workers)
     except (ValueError, TypeError, KeyError, IndexError) as exc:  # an agent that plays an illegal move
-        print(f"{parser.prog}: error: --agent {args.agent}: {type(exc).__name__}: {_short(str(exc))}", file=sys.stderr)
+        print(f"{parser.prog}: error: --agent {args.agent}: {type(exc).__name__}: {one_line(str(exc), 160)}", file=sys.stderr)
         return 2
     add_rows(args.out, [row])
     print(json.dumps({k: row[k] for k in ("learner", "task", "players", "normalized") if k in row}
                      | {"score": row.get("rating", row.get("solo"))}, default=str))
     print(f"row merged into {args.out}; table it: shelfie bench report {args.out}")
     return 0
-
-
-def _short(text: str, limit: int = 160) -> str:
-    """``text`` on one line, cut to ``limit`` characters (an agent's bad return value may be a whole state)."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _argv_after(command: str) -> list[str]:

@@ -16,6 +16,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from shelfie_env.clip import one_line
 from shelfie_env.game.engine import Game
 
 
@@ -148,8 +149,7 @@ def action_id(value: Any, who: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        shown = " ".join(repr(value).split())
-        shown = shown if len(shown) <= 60 else shown[:59] + "…"
+        shown = one_line(repr(value), 60)
         raise ValueError(f"{who} returned {shown}, not an action id (0-119)") from None
 
 

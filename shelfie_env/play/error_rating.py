@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from shelfie_env.clip import clip
 from shelfie_env.play import ladder_levels
 
 JUDGE = "td"
@@ -56,7 +57,7 @@ def text_lines(rated: dict[str, Any], players: int) -> list[str]:
     """The error ratings as the terminal review prints them: a table, then what it means."""
     if not rated["available"]:
         return _prose(f"Rating from the error rate: {rated['message']}.")
-    names = [r["name"] if len(r["name"]) <= 12 else r["name"][:11] + "…" for r in rated["players"]]
+    names = [clip(r["name"], 12) for r in rated["players"]]
     head = ["player", "regret/decision", "decisions", "rating [95 %]", "next game"]
     body = []
     for name, r in zip(names, rated["players"]):

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from shelfie_env.arena.analysis.review import review_game
+from shelfie_env.clip import clip
 from shelfie_env.play.replay_format import Move, positions, seat_names
 
 MARKS = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--", "": ""}
@@ -43,10 +44,6 @@ def _signed(x: float) -> str:
     return f"{x:+.2f}"
 
 
-def _cut(name: str, width: int = NAME_WIDTH) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
-
-
 def _win_points(regret: float, players: int) -> str:
     """``(about 7 points of win chance)`` at two players, where the rank reward is a win chance."""
     if players != 2:
@@ -63,7 +60,7 @@ def render_review(review: dict[str, Any], rated: dict[str, Any] | None = None) -
     ``rated`` (:func:`~shelfie_env.play.error_rating.error_ratings`), the ratings of the error rates."""
     players = review["players"]
     n = review["num_players"]
-    names = [_cut(p["name"]) for p in players]
+    names = [clip(p["name"], NAME_WIDTH) for p in players]
     width = max(9, *(len(x) for x in names))
     lines = [
         *_prose(
