@@ -324,6 +324,7 @@ def test_the_leaderboard_is_deterministic_and_has_every_table():
     )
     assert "| solo | maskable_ppo (score_reward=0.02,reroll=keep,obs=features) | 1, 2 |" in text
     assert "Left out: 1 row: stopped before its budget." in text
+    assert "Not rated yet (run again under the suite's protocol to rate): ppo_afterstate @ 1M (seeds 0)." in text
     assert text != sr.leaderboard_markdown(synthetic(), reps=REPS, seed=1)  # the seed names the bootstrap
     empty = sr.leaderboard_markdown([], reps=REPS)
     assert "No rows yet." in empty and "0 of 42 runs are in the file, 42 to run:" in empty

@@ -443,6 +443,16 @@ def _before_suite(rows: Sequence[dict[str, Any]], steps: int) -> set[tuple[str, 
     }
 
 
+def unrated(rows: Sequence[dict[str, Any]]) -> list[tuple[str, int, list[int]]]:
+    """(learner with its variant, budget, seeds) of the luck-aware versus-2p rows from before the task suite:
+    kept for their score rate against greedy, without a rating until they are run again under the suite."""
+    seeds: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for r in rows:
+        if "task" not in r and r.get("protocol") == PROTOCOL and r["mode"] not in ("stopped", "raw"):
+            seeds[(row_name(r), r["steps"])].append(r["seed"])
+    return [(name, steps, sorted(s, key=lambda x: -1 if x is None else x)) for (name, steps), s in sorted(seeds.items())]
+
+
 # ---------------------------------------------------------------- Markdown
 def _ci(ci: Sequence[float] | None, fmt: Callable[[float], str]) -> str:
     return "" if not ci else f" ({fmt(ci[0])}–{fmt(ci[1])})"
@@ -613,6 +623,7 @@ def suite_summary(
         "still_to_run": [list(c) for c in still_to_run(rows, baseline, deals)],
         "before_suite": sorted([list(x) for x in _before_suite(rows, baseline.steps)], key=str),
         "skipped": skipped,
+        "unrated": [list(x) for x in unrated(rows)],
     }
 
 
@@ -631,6 +642,12 @@ def markdown(summary: dict[str, Any]) -> str:
     notes = [
         f"Left out: {n} row{'s' if n != 1 else ''}: {why}." for why, n in sorted(summary["skipped"].items())
     ]
+    if summary.get("unrated"):
+        notes.append(
+            "Not rated yet (run again under the suite's protocol to rate): "
+            + "; ".join(f"{label(name, steps)} (seeds {_seeds(seeds)})" for name, steps, seeds in summary["unrated"])
+            + "."
+        )
     if notes:
         parts.append("\n".join(notes))
     return "\n\n".join(parts)
