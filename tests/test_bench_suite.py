@@ -216,6 +216,10 @@ def test_rate_goes_below_the_first_level_to_random(monkeypatch):
     met.clear()
     rate_agent.rate("random", players=2, games=150)  # random itself: rated on the rungs above it
     assert met and "random" not in met
+    met.clear()
+    # a seeded random bot object named "random", as shelfie bench's reference rows pass it
+    rate_agent.rate(make("random", seed=1), players=2, games=150, name="random")
+    assert met and "random" not in met
 
 
 def test_bench_gives_a_reference_bot_that_is_an_opponent_its_task_score_alone(monkeypatch, tmp_path):

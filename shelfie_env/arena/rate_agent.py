@@ -114,14 +114,13 @@ def rate(
     levels = level_ratings(players)
     if isinstance(agent, str) and agent in levels:
         raise ValueError(f"{agent!r} is a level of the ladder: its rating is {levels[agent][0]:.0f} already")
+    label = agent if isinstance(agent, str) else name
     ratings = {**levels, **_bottom_rung(players)}
-    if isinstance(agent, str):
-        ratings.pop(agent, None)  # ``random`` is rated against the rungs above it, not against itself
+    ratings.pop(label, None)  # ``random`` (a spec, or a bot named so) is rated against the rungs above it
     deals = BATCH_DEALS[players]
     if games < batch_games(players):
         raise ValueError(f"games must be at least one batch, {batch_games(players)} at {players} players; got {games}")
     target = TARGET[players] if target is None else target
-    label = agent if isinstance(agent, str) else name
     specs = sorted(ratings, key=lambda s: ratings[s][0])
     level = sorted(levels, key=lambda s: levels[s][0])[len(levels) // 2]
     tallies: dict[str, _Tally] = {}
