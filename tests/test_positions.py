@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from shelfie_env.arena.analysis.positions import (
+    LABEL,
     draw_positions,
     label_file,
     label_position,
+    label_settings,
     load_positions,
     main,
     precision,
@@ -75,6 +77,17 @@ def test_bad_files_and_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["info", str(tmp_path / "none.jsonl")])
     assert "no positions file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["label", "--count", "1", "--rollouts", "0", "--out", str(tmp_path / "x.jsonl")])
+    assert "--rollouts must be at least 1, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_three_players_label_with_twice_the_rollouts() -> None:
+    assert label_settings(2) == label_settings(4) == LABEL
+    three = label_settings(3)
+    assert (three["rollouts"], three["extra"]) == (2 * LABEL["rollouts"], 2 * LABEL["extra"])
+    assert three["focus"] == LABEL["focus"] and three["policy"] == LABEL["policy"]
 
 
 def test_the_shipped_set_is_whole_and_every_label_matches_its_position() -> None:
@@ -92,6 +105,8 @@ def test_the_shipped_set_is_whole_and_every_label_matches_its_position() -> None
         for key in ("value", "se", "raw", "raw_se", "gap_se", "rollouts_per_action"):
             assert len(label[key]) == n, (r["id"], key)
         assert min(label["se"]) >= 0 and min(label["rollouts_per_action"]) >= label["rollouts"]
+        settings = label_settings(r["players"])
+        assert all(label[k] == settings[k] for k in ("rollouts", "extra", "focus", "policy")), r["id"]
     assert count[(2, "test")] + count[(2, "selection")] >= 2000
     assert count[(2, "test")] >= 1500 and count[(2, "selection")] >= 500
     assert count[(3, "test")] >= 500 and count[(4, "test")] >= 500

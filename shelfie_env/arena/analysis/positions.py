@@ -59,7 +59,17 @@ PER_GAME = 2
 """Decisions drawn from each game."""
 
 LABEL = {"rollouts": 16, "extra": 48, "focus": 4, "policy": "td"}
-"""The labelling settings of the shipped set: every action 16 rollouts, the 4 best 48 more."""
+"""The labelling settings of the shipped set at two and four players: every action 16 rollouts,
+the 4 best 48 more."""
+
+LABEL_BY_PLAYERS: dict[int, dict[str, Any]] = {3: {**LABEL, "rollouts": 32, "extra": 96}}
+"""Table sizes whose shipped labels take other settings: at three players a luck-corrected rollout
+varies most (docs/errors.md), so every action gets 32 rollouts and the 4 best 96 more."""
+
+
+def label_settings(players: int) -> dict[str, Any]:
+    """The labelling settings of the shipped set at ``players``."""
+    return LABEL_BY_PLAYERS.get(players, LABEL)
 
 SHIPPED = "positions.jsonl.gz"
 """The shipped positions file in ``shelfie_env/data/positions``."""
@@ -132,9 +142,11 @@ def draw_positions(players: int, part: str, count: int, per_game: int = PER_GAME
 
 
 def label_position(
-    rec: dict[str, Any], policy: BasePolicy, settings: dict[str, Any] = LABEL
+    rec: dict[str, Any], policy: BasePolicy, settings: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """``rec`` with its ``label`` (every legal action's rollout value)."""
+    """``rec`` with its ``label`` (every legal action's rollout value; ``settings`` default to the
+    shipped set's at the position's table size)."""
+    settings = label_settings(rec["players"]) if settings is None else settings
     game = Game.from_dict(rec["state"])
     seed = rollout_seed(rec["deal"], rec["decision"])
     rv = rollout_values(
@@ -204,11 +216,13 @@ def label_file(
     part: str,
     count: int,
     out: str | Path,
-    settings: dict[str, Any] = LABEL,
+    settings: dict[str, Any] | None = None,
     progress: bool = True,
 ) -> int:
     """Label the first ``count`` positions of ``part`` into ``out`` (JSON lines, appended one by one;
-    ids already in ``out`` are skipped, so a stopped run resumes). Returns the positions labelled now."""
+    ids already in ``out`` are skipped, so a stopped run resumes). ``settings`` default to the
+    shipped set's at ``players`` (:func:`label_settings`). Returns the positions labelled now."""
+    settings = label_settings(players) if settings is None else settings
     p = Path(out)
     done = {r["id"] for r in load_positions(p)} if p.is_file() else set()
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -264,7 +278,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     lab.add_argument("--count", type=int, required=True)
     lab.add_argument("--out", required=True)
     for key in ("rollouts", "extra", "focus"):
-        lab.add_argument(f"--{key}", type=int, default=LABEL[key])
+        lab.add_argument(
+            f"--{key}", type=int, default=None, help=f"default: the shipped set's ({LABEL[key]}; 3 players: "
+            f"{LABEL_BY_PLAYERS[3][key]})"
+        )
     lab.add_argument("--policy", default=LABEL["policy"])
     pack = sub.add_parser("pack", help="merge labelled files into one (gzip when OUT ends in .gz)")
     pack.add_argument("files", nargs="+")
@@ -276,12 +293,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "label":
             if args.count < 1:
                 parser.error("--count must be at least 1")
+            shipped = label_settings(args.players)
             settings = {
-                "rollouts": args.rollouts,
-                "extra": args.extra,
-                "focus": args.focus,
-                "policy": args.policy,
+                key: shipped[key] if getattr(args, key) is None else getattr(args, key)
+                for key in ("rollouts", "extra", "focus")
             }
+            for key, value in settings.items():
+                if value < (1 if key == "rollouts" else 0):
+                    parser.error(f"--{key} must be at least {1 if key == 'rollouts' else 0}, not {value}")
+            settings["policy"] = args.policy
             label_file(args.players, args.part, args.count, args.out, settings)
         elif args.cmd == "pack":
             records = [r for f in args.files for r in load_positions(f)]
