@@ -101,3 +101,9 @@ def test_a_measurement_resumes_only_matches_and_errors_of_the_levels_as_they_pla
     out.with_suffix(".errors.json").write_text(json.dumps(body))
     ladder.cached_errors(3, out)
     assert measured == [3, 3]
+    body = json.loads(out.with_suffix(".errors.json").read_text())
+    assert body["level-1"]["labels"] == ladder.labels_digest(3) != ladder.labels_digest(4)
+    body["greedy"]["labels"] = "0" * 16  # measured on other labels
+    out.with_suffix(".errors.json").write_text(json.dumps(body))
+    ladder.cached_errors(3, out)
+    assert measured == [3, 3, 3]

@@ -83,11 +83,12 @@ def test_bad_files_and_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert not (tmp_path / "x.jsonl").exists()
 
 
-def test_three_players_label_with_twice_the_rollouts() -> None:
-    assert label_settings(2) == label_settings(4) == LABEL
-    three = label_settings(3)
-    assert (three["rollouts"], three["extra"]) == (2 * LABEL["rollouts"], 2 * LABEL["extra"])
-    assert three["focus"] == LABEL["focus"] and three["policy"] == LABEL["policy"]
+def test_three_and_four_players_label_with_twice_the_rollouts() -> None:
+    assert label_settings(2) == LABEL
+    for players in (3, 4):
+        more = label_settings(players)
+        assert (more["rollouts"], more["extra"]) == (2 * LABEL["rollouts"], 2 * LABEL["extra"])
+        assert more["focus"] == LABEL["focus"] and more["policy"] == LABEL["policy"]
 
 
 def test_the_shipped_set_is_whole_and_every_label_matches_its_position() -> None:

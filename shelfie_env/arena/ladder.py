@@ -134,17 +134,31 @@ def _done_matches(cache: Path, players: int) -> dict[tuple[str, str], Match]:
     return out
 
 
+def labels_digest(players: int) -> str:
+    """A fingerprint of the shipped ``test`` labels of ``players`` (the ids and every action's value)."""
+    import hashlib
+
+    from shelfie_env.arena.analysis.positions import load_positions
+
+    body = [(r["id"], r["label"]["actions"], r["label"]["value"])
+            for r in load_positions(None, players=players, part="test")]
+    return hashlib.sha256(json.dumps(body).encode()).hexdigest()[:16]
+
+
 def cached_errors(players: int, out: Path) -> dict[str, dict[str, Any]]:
     """The error rates of a measurement, from ``OUT.errors.json`` or measured and written there
-    (measured anew when a level there played other noise than it does now)."""
+    (measured anew when a level there played other noise than it does now, or the shipped labels
+    changed)."""
     path = out.with_suffix(".errors.json")
+    labels = labels_digest(players)
     if path.exists():
         errors = json.loads(path.read_text(encoding="utf-8"))
-        if all(e.get("plays") == plays(spec, players) for spec, e in errors.items()):
+        if all(e.get("plays") == plays(spec, players) and e.get("labels") == labels for spec, e in errors.items()):
             return errors
     errors = _errors(players)
     for spec, e in errors.items():
         e["plays"] = plays(spec, players)
+        e["labels"] = labels
     path.write_text(json.dumps(errors), encoding="utf-8")
     return errors
 

@@ -59,12 +59,14 @@ PER_GAME = 2
 """Decisions drawn from each game."""
 
 LABEL = {"rollouts": 16, "extra": 48, "focus": 4, "policy": "td"}
-"""The labelling settings of the shipped set at two and four players: every action 16 rollouts,
-the 4 best 48 more."""
+"""The labelling settings of the shipped set at two players: every action 16 rollouts, the 4 best
+48 more."""
 
-LABEL_BY_PLAYERS: dict[int, dict[str, Any]] = {3: {**LABEL, "rollouts": 32, "extra": 96}}
-"""Table sizes whose shipped labels take other settings: at three players a luck-corrected rollout
-varies most (docs/errors.md), so every action gets 32 rollouts and the 4 best 96 more."""
+LABEL_BY_PLAYERS: dict[int, dict[str, Any]] = {
+    players: {**LABEL, "rollouts": 32, "extra": 96} for players in (3, 4)
+}
+"""Table sizes whose shipped labels take other settings: at three and four players, whose ladders
+are read from fewer positions, every action gets 32 rollouts and the 4 best 96 more (docs/errors.md)."""
 
 
 def label_settings(players: int) -> dict[str, Any]:
