@@ -8,7 +8,8 @@ proportion the games have it.
 
 **Labelling.** Each position's legal actions get their rollout values
 (:func:`~shelfie_env.bots.rollout.rollouts.rollout_values`: ``td`` in every seat, common dice, luck
-corrected), rollout ``k`` dealt dice tape :func:`rollout_seed` ``+ k``.
+corrected), rollout ``k`` dealt dice tape :func:`rollout_seed` ``+ k``; the settings of each table
+size are :func:`label_settings`.
 
 **File format.** JSON lines (``.jsonl``, or gzip-compressed ``.jsonl.gz``), one position a line::
 
@@ -281,8 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     lab.add_argument("--out", required=True)
     for key in ("rollouts", "extra", "focus"):
         lab.add_argument(
-            f"--{key}", type=int, default=None, help=f"default: the shipped set's ({LABEL[key]}; 3 players: "
-            f"{LABEL_BY_PLAYERS[3][key]})"
+            f"--{key}", type=int, default=None,
+            help=f"default: the shipped set's ({LABEL[key]} at 2 players, {LABEL_BY_PLAYERS[3][key]} at 3 and 4)",
         )
     lab.add_argument("--policy", default=LABEL["policy"])
     pack = sub.add_parser("pack", help="merge labelled files into one (gzip when OUT ends in .gz)")
@@ -301,8 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for key in ("rollouts", "extra", "focus")
             }
             for key, value in settings.items():
-                if value < (1 if key == "rollouts" else 0):
-                    parser.error(f"--{key} must be at least {1 if key == 'rollouts' else 0}, not {value}")
+                least = 1 if key == "rollouts" else 0
+                if value < least:
+                    parser.error(f"--{key} must be at least {least}, not {value}")
             settings["policy"] = args.policy
             label_file(args.players, args.part, args.count, args.out, settings)
         elif args.cmd == "pack":
