@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install -q -e '.[train,fast,scale,web,openspiel,dev]'
+	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install -q -e '.[train,fast,scale,web,openspiel,jax,dev]'
 	touch $(STAMP)
 
 play: $(STAMP)
