@@ -1,0 +1,265 @@
+"""Numba kernels of the solo solver: one turn's exact expectimax for every board of a layer.
+
+A board is five row states (:mod:`.boards`). For a board, every set of cells one roll could
+circle (:data:`~shelfie_env.bots.planner.placements.SETS`) and every row it could cross out is
+valued by the table (or by the final score when the turn closes a second row); the 462 final
+dice multisets take the best set they can circle (the best cross-out when they circle nothing);
+then two rerolls are solved exactly over the kept multisets, one die at a time:
+``E[keep] = mean over faces f of E[keep + f]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from numba import njit, prange
+except ImportError as exc:  # the table and the bot work without numba; the solver does not
+    raise ImportError("the solo solver needs numba: pip install 'shelfie-env[fast]'") from exc
+
+OPEN = 31
+CLOSED_BASE = 31
+FULL_ROW = 62
+NEG = -1e300
+
+
+@njit(cache=True, inline="always")
+def _popcount5(x: int) -> int:
+    return (x & 1) + (x >> 1 & 1) + (x >> 2 & 1) + (x >> 3 & 1) + (x >> 4 & 1)
+
+
+@njit(cache=True)
+def board_index(st: np.ndarray, symmetric: bool, binom: np.ndarray) -> int:
+    """Table index of five row states with at most one closed row (:func:`.boards.board_index`)."""
+    if symmetric:
+        a = st.copy()
+        for i in range(1, 5):  # insertion sort: a closed row ends last
+            v = a[i]
+            j = i - 1
+            while j >= 0 and a[j] > v:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = v
+        if a[4] >= CLOSED_BASE:
+            r = 0
+            for i in range(4):
+                r += binom[a[i] + i, i + 1]
+            return 324632 + (a[4] - CLOSED_BASE) * 46376 + r
+        r = 0
+        for i in range(5):
+            r += binom[a[i] + i, i + 1]
+        return r
+    closed = -1
+    for i in range(5):
+        if st[i] >= CLOSED_BASE:
+            closed = i
+    if closed < 0:
+        r = 0
+        p = 1
+        for i in range(5):
+            r += st[i] * p
+            p *= OPEN
+        return r
+    r = 0
+    p = 1
+    for i in range(5):
+        if i != closed:
+            r += st[i] * p
+            p *= OPEN
+    return 28629151 + (closed * 32 + st[closed] - CLOSED_BASE) * 923521 + r
+
+
+@njit(cache=True)
+def unrank_full(index: int, out: np.ndarray) -> None:
+    """Row states of board ``index`` in the table without symmetry."""
+    if index < 28629151:
+        for i in range(5):
+            out[i] = index % OPEN
+            index //= OPEN
+        return
+    index -= 28629151
+    block = index // 923521
+    rest = index % 923521
+    closed = block // 32
+    for i in range(5):
+        if i == closed:
+            out[i] = CLOSED_BASE + block % 32
+        else:
+            out[i] = rest % OPEN
+            rest //= OPEN
+
+
+@njit(cache=True)
+def board_filled(st: np.ndarray) -> int:
+    """Cells circled or crossed."""
+    n = 0
+    for i in range(5):
+        n += 5 if st[i] >= CLOSED_BASE else _popcount5(st[i])
+    return n
+
+
+@njit(cache=True)
+def shelf_score(rows: np.ndarray, row_score: np.ndarray, col_score: np.ndarray) -> float:
+    """Score of a shelf given by its five circled row masks."""
+    s = 0
+    for r in range(5):
+        s += row_score[r, rows[r]]
+    for c in range(5):
+        bits = 0
+        for r in range(5):
+            bits |= (rows[r] >> c & 1) << r
+        s += col_score[c, bits]
+    return float(s)
+
+
+@njit(cache=True)
+def _after_value(
+    st: np.ndarray,
+    values: np.ndarray,
+    symmetric: bool,
+    binom: np.ndarray,
+    row_score: np.ndarray,
+    col_score: np.ndarray,
+    circ: np.ndarray,
+) -> float:
+    """Value of the board ``st`` at the end of a turn: the score when two rows are closed, else the table."""
+    closed = 0
+    for r in range(5):
+        if st[r] >= CLOSED_BASE:
+            closed += 1
+            circ[r] = st[r] - CLOSED_BASE
+        else:
+            circ[r] = st[r]
+    if closed >= 2:
+        return shelf_score(circ, row_score, col_score)
+    return values[board_index(st, symmetric, binom)]
+
+
+@njit(cache=True)
+def turn_value(
+    st: np.ndarray,
+    values: np.ndarray,
+    symmetric: bool,
+    tabs: tuple,  # type: ignore[type-arg]
+    scratch: tuple,  # type: ignore[type-arg]
+) -> float:
+    """Expected final score from the start of a turn on board ``st`` under optimal play."""
+    binom, row_score, col_score, set_rows, set_masks, feas_ptr, feas_idx, child, parent, keep_of_final = tabs
+    val, w, ek, best, v, nst, circ = scratch
+    free = 0
+    for r in range(5):
+        if st[r] < CLOSED_BASE:
+            free |= (31 & ~st[r]) << (5 * r)
+    n_sets = set_masks.shape[0]
+    for t in range(n_sets):
+        if set_masks[t] & ~free:
+            val[t] = NEG
+            continue
+        for r in range(5):
+            b = set_rows[t, r]
+            if b == 0:
+                nst[r] = st[r]
+            else:
+                ns = st[r] | b
+                nst[r] = FULL_ROW if ns == 31 else ns
+        val[t] = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
+    cross_best = NEG
+    for r in range(5):
+        if st[r] < CLOSED_BASE:
+            for q in range(5):
+                nst[q] = st[q]
+            nst[r] = CLOSED_BASE + st[r]
+            x = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
+            if x > cross_best:
+                cross_best = x
+    n_final = feas_ptr.shape[0] - 1
+    for d in range(n_final):
+        m = NEG
+        for k in range(feas_ptr[d], feas_ptr[d + 1]):
+            x = val[feas_idx[k]]
+            if x > m:
+                m = x
+        w[d] = cross_best if m == NEG else m
+    # v: the value of each final multiset with the rolls left (start: none left, so w)
+    for d in range(n_final):
+        v[d] = w[d]
+    n_keep = child.shape[0]
+    for _level in range(2):
+        _keep_values(v, ek, child, keep_of_final)
+        for k in range(n_keep):  # best[k]: the best keep within multiset k
+            m = ek[k]
+            for f in range(6):
+                p = parent[k, f]
+                if p >= 0 and best[p] > m:
+                    m = best[p]
+            best[k] = m
+        for d in range(n_final):
+            k = keep_of_final[d]
+            m = w[d]
+            for f in range(6):
+                p = parent[k, f]
+                if p >= 0 and best[p] > m:
+                    m = best[p]
+            v[d] = m
+    _keep_values(v, ek, child, keep_of_final)
+    return ek[0]
+
+
+@njit(cache=True)
+def _keep_values(v: np.ndarray, ek: np.ndarray, child: np.ndarray, keep_of_final: np.ndarray) -> None:
+    """``ek[keep]``: expected ``v`` of the final multiset after rolling the dice not kept."""
+    for d in range(keep_of_final.shape[0]):
+        ek[keep_of_final[d]] = v[d]
+    for k in range(child.shape[0] - 1, -1, -1):  # keeps are ordered by size, so children come first
+        if child[k, 0] < 0:
+            continue
+        s = 0.0
+        for f in range(6):
+            s += ek[child[k, f]]
+        ek[k] = s / 6.0
+
+
+@njit(cache=True, parallel=True)
+def solve_layer(
+    layer: int,
+    states: np.ndarray,
+    n_boards: int,
+    values: np.ndarray,
+    symmetric: bool,
+    tabs: tuple,  # type: ignore[type-arg]
+    n_chunks: int,
+) -> int:
+    """Fill ``values`` for every board with ``layer`` filled cells; returns how many there were.
+
+    ``states`` holds the boards' row states (symmetric table) or is empty (states unranked from
+    the index).
+    """
+    n_sets = tabs[4].shape[0]
+    n_final = tabs[5].shape[0] - 1
+    n_keep = tabs[7].shape[0]
+    size = (n_boards + n_chunks - 1) // n_chunks
+    counts = np.zeros(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        scratch = (
+            np.empty(n_sets),
+            np.empty(n_final),
+            np.empty(n_keep),
+            np.empty(n_keep),
+            np.empty(n_final),
+            np.empty(5, dtype=np.int64),
+            np.empty(5, dtype=np.int64),
+        )
+        st = np.empty(5, dtype=np.int64)
+        lo = c * size
+        hi = min(n_boards, lo + size)
+        for i in range(lo, hi):
+            if symmetric:
+                for r in range(5):
+                    st[r] = states[i, r]
+            else:
+                unrank_full(i, st)
+            if board_filled(st) != layer:
+                continue
+            values[i] = turn_value(st, values, symmetric, tabs, scratch)
+            counts[c] += 1
+    return counts.sum()
