@@ -4,7 +4,7 @@
 (:mod:`shelfie_env.play.replay`) and ``shelfie rating`` (:mod:`shelfie_env.play.rating_cli`)
 need only the core package. The other
 subcommands (:data:`LAZY_COMMANDS`: ``serve``, ``arena``/``eval``, ``errors``,
-``levels``, ``rate``, ``train``, ``train-td``, ``bench``) live in their own modules (each with
+``levels``, ``rate``, ``train``, ``train-td``, ``solo``, ``bench``) live in their own modules (each with
 ``add_arguments(parser)`` and ``run(args) -> int``) and are imported only when
 that subcommand is invoked. A subcommand whose module (or one of its
 dependencies) is not installed still shows in ``--help`` and exits with status
@@ -60,6 +60,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "shelfie_env.train.td.cli",
         "train an after-state value network by TD(lambda) self-play (shelfie train --algo td)",
         "train",
+    ),
+    "solo": (
+        "shelfie_env.solo.cli",
+        "the solo game solved: `solo info` (E*, the shipped table), `solo solve` (recompute it)",
+        "fast",
     ),
     "bench": (
         "shelfie_env.benchmark.cli",

@@ -38,6 +38,7 @@ _BUILTIN: dict[str, str] = {
     "greedy-br": "shelfie_env.bots.bracket.best_response:make_greedy_br",
     "clairvoyant": "shelfie_env.bots.bracket.clairvoyant:make_clairvoyant",
     "rollout": "shelfie_env.bots.rollout:make_rollout",
+    "solo-optimal": "shelfie_env.solo.bot:make_solo_optimal",  # plays from the solo table (one seat)
 }
 """The bots that ship, by name -> ``module:factory``, imported on first use."""
 
