@@ -28,6 +28,7 @@ from shelfie_env.play.rated_games import (
     rate_unrated,
 )
 from shelfie_env.play.web import database
+from shelfie_env.play.web.ratings_store import Standing
 from shelfie_env.play.web.store import GameStore
 
 
@@ -101,18 +102,84 @@ def test_a_rating_survives_a_restart_and_a_game_is_never_rated_twice(tmp_path: P
         store.close()
 
 
+def establish(store: GameStore, name: str, seed: int) -> Standing:
+    """``name``'s 2-player rating once established by games against the levels (greedy plays every seat)."""
+    for i in range(30):
+        gid, _ = finished(store, [person(name), bot(f"level-{1 + i % 6}")], seed=seed + i)
+        rate_game(store, gid)
+        standing = store.standings(f"id-{name}")[2]
+        if rated_games.established(standing):
+            return standing
+    raise AssertionError(f"{name} is not established after 30 games")
+
+
+def as_rating(s: Standing) -> PersonRating:
+    return PersonRating(s.rating, s.rd, s.volatility, s.games)
+
+
 def test_two_people_are_each_rated_against_the_others_rating_before_the_game(store: GameStore) -> None:
-    warm, _ = finished(store, [person("Ann"), bot("level-5")], seed=5)  # Ann has a rating, Bob none
-    rate_game(store, warm)
-    ann_before = store.standings("id-Ann")[2]
+    ann_before, bob_before = establish(store, "Ann", 100), establish(store, "Bob", 200)
     gid, scores = finished(store, [person("Bob"), person("Ann")], seed=6)
     outcome = rate_game(store, gid)
     assert outcome is not None
-    bob = update(PersonRating(), [Result(ann_before.rating, ann_before.rd, score(scores, 0, 1))])
-    ann = update(PersonRating(ann_before.rating, ann_before.rd, ann_before.volatility, ann_before.games),
-                 [Result(1500.0, 350.0, score(scores, 1, 0))])
+    bob = update(as_rating(bob_before), [Result(ann_before.rating, ann_before.rd, score(scores, 0, 1))])
+    ann = update(as_rating(ann_before), [Result(bob_before.rating, bob_before.rd, score(scores, 1, 0))])
     assert outcome[0]["rating"] == pytest.approx(bob.rating, abs=0.06)
-    assert outcome[1]["rating"] == pytest.approx(ann.rating, abs=0.06) and outcome[1]["games"] == 2
+    assert outcome[1]["rating"] == pytest.approx(ann.rating, abs=0.06)
+    assert outcome[1]["games"] == ann_before.games + 1
+
+
+def test_a_person_who_is_not_established_moves_no_rating(store: GameStore) -> None:
+    ann_before = establish(store, "Ann", 300)
+    for i in range(40):  # forty games over throw-away keys, each played to its end
+        gid, _ = finished(store, [person("Ann"), person(f"fresh{i}")], seed=400 + i)
+        outcome = rate_game(store, gid)
+        assert outcome is not None and outcome[0] == {"seat": 0, "rated": False, "reason": rated_games.NOT_ESTABLISHED}
+        assert outcome[1]["rated"]  # the fresh key is rated against Ann, who is established
+    assert store.standings("id-Ann")[2] == ann_before
+    assert "10 rated games" in rated_games.NOT_ESTABLISHED and "110" in rated_games.NOT_ESTABLISHED
+    # beside a level, the person who is not established is left out and the level still counts
+    gid, scores = finished(store, [person("Ann"), person("fresh0"), bot("level-3")], seed=500)
+    mine = rate_game(store, gid)[0]  # type: ignore[index]
+    three = store.standings("id-Ann")[3]
+    rating, se = level_ratings(3)["level-3"]
+    assert mine["rated"] and three.games == 1
+    assert three.rating == pytest.approx(update(PersonRating(), [Result(rating, se, score(scores, 0, 2))]).rating)
+
+
+def test_an_early_resignation_against_a_person_is_aborted_for_both(store: GameStore) -> None:
+    ann_before, bob_before = establish(store, "Ann", 600), establish(store, "Bob", 700)
+    for moves_before_resigning, aborted in ((0, True), (2, True), (3, False)):
+        gid = resigned_game(store, [person("Ann"), person("Bob")], seat=1, after=moves_before_resigning)
+        outcome = rate_game(store, gid)
+        assert outcome is not None
+        if aborted:
+            assert [o["reason"] for o in outcome] == [rated_games.ABORTED] * 2
+            assert store.standings("id-Ann")[2] == ann_before and store.standings("id-Bob")[2] == bob_before
+        else:
+            assert outcome[0]["rated"] and outcome[0]["change"] > 0 and outcome[1]["change"] < 0
+    # against levels alone an early resignation is a loss (the level waits for nobody)
+    gid = resigned_game(store, [person("Cy"), bot("level-4")], seat=0, after=0)
+    assert rate_game(store, gid)[0]["rated"]  # type: ignore[index]
+
+
+def resigned_game(store: GameStore, seats: list[dict[str, Any]], seat: int, after: int, seed: int = 1) -> str:
+    """A game where ``seat`` resigned once it had made ``after`` moves (greedy plays every seat)."""
+    game = Game.new(len(seats), rng=np.random.default_rng(seed))
+    start, start_rng = game.to_dict(), game.rng.bit_generator.state
+    player, moves, made = bots.make("greedy"), [], 0
+    while made < after or game.current != seat:
+        mover, action = game.current, player.act_game(game)
+        game.step(action)
+        moves.append((mover, action, action_name(action), game.to_dict()))
+        made += mover == seat
+        if made >= after and mover == seat:
+            break
+    game_id = secrets.token_urlsafe(12)
+    stored = [{**s, "resigned": True} if i == seat else s for i, s in enumerate(seats)]
+    store.add_finished_game(game_id, stored, (start, start_rng), moves, game.rng.bit_generator.state)
+    assert store.seat_decisions(game_id).get(seat, 0) == after
+    return game_id
 
 
 def test_the_levels_are_never_updated_and_other_bots_do_not_count(store: GameStore) -> None:
@@ -146,6 +213,7 @@ def test_unrated_games_say_why_and_change_no_rating(store: GameStore, seats: lis
 
 
 def test_a_person_who_used_hints_is_unrated_and_their_rival_is_rated(store: GameStore) -> None:
+    establish(store, "Ann", 800)  # a rival counts once established
     gid, _ = finished(store, [person("Ann", hinted=True), person("Bob")], seed=9)
     outcome = rate_game(store, gid)
     assert outcome is not None and outcome[0]["reason"] == HINTS_USED and outcome[1]["rated"]

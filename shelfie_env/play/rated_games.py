@@ -7,11 +7,18 @@ same ½, lower 0; a seat that resigned is behind everyone), where a rated rival 
 
 * a level (``level-1`` … ``level-6``): a fixed anchor at its shipped rating and uncertainty,
   never updated;
-* another person: at their rating before the game (both people are updated).
+* another person who is *established* at the table size (:func:`established`: at least
+  :data:`ESTABLISHED_GAMES` rated games and an RD of at most :data:`ESTABLISHED_RD`): at their
+  rating before the game (both people are updated). A person who is not established yet counts
+  for nobody, so ratings cannot be farmed from throw-away person keys.
 
 Other bots, people without an identity and the person themself in another seat do not count.
-A person who asked for a hint in the game is not rated in it (the others are). Every finished
-game of a known person is recorded in the store's rating history, rated or not, with the reason.
+A person who asked for a hint in the game is not rated in it (the others are). A game that a
+seat resigned (or left: :mod:`shelfie_env.play.web.housekeeping` ends a game left too long as
+its resignation) before its :data:`ABORT_DECISIONS`-th decision is *aborted*, unrated for
+everyone, when another person with an identity sits at the table; against levels alone it
+counts as a loss (a level waits for nobody and is never updated). Every finished game of a known
+person is recorded in the store's rating history, rated or not, with the reason.
 
 :func:`rate_game` rates a stored game once (the store refuses a second time); the web calls it
 when a game ends and for any finished game it finds unrated at start-up, ``shelfie play`` after
@@ -20,7 +27,9 @@ storing its game.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +56,17 @@ SOLO = "a solo game has no rivals"
 TWICE = "the same player holds more than one seat"
 NO_RIVAL = "no rated rival: ratings come from games against the levels and other people"
 BOT = "a bot"
+ABORT_DECISIONS = 3
+"""A seat that resigns or leaves before this many decisions (rerolls, stops, circles, cross-outs,
+ends of turn: about its first turn) aborts the game when another person sits at the table."""
+ESTABLISHED_GAMES = 10
+"""Rated games at a table size before a person counts as a rival there."""
+ESTABLISHED_RD = 110.0
+"""The largest rating deviation with which a person counts as a rival."""
+ABORTED = (f"aborted: a player resigned or left before their {ABORT_DECISIONS}rd decision, "
+           "so the game counts for nobody")
+NOT_ESTABLISHED = (f"no established rival: another person counts once they have {ESTABLISHED_GAMES} rated games "
+                   f"and an uncertainty of at most ±{ESTABLISHED_RD:g} at this table size")
 
 
 @dataclass(frozen=True)
@@ -80,19 +100,52 @@ def _people(seats: list[dict[str, Any]]) -> dict[int, str]:
     return {i: s["person"] for i, s in enumerate(seats) if s.get("type") == "human" and s.get("person")}
 
 
+def established(p: PersonRating | Standing | None) -> bool:
+    """Whether a person's rating at a table size is settled enough to rate others against:
+    :data:`ESTABLISHED_GAMES` rated games or more and an RD of :data:`ESTABLISHED_RD` or less."""
+    return p is not None and p.games >= ESTABLISHED_GAMES and p.rd <= ESTABLISHED_RD
+
+
+@functools.lru_cache(maxsize=8)
+def _level_specs(players: int) -> frozenset[str]:
+    """The levels that are rated rivals at ``players`` (none without a shipped ladder)."""
+    return frozenset(ladder_levels.anchors(players) or ())
+
+
+def could_rate(seats: list[dict[str, Any]], players: int) -> bool:
+    """Whether a game of these seats can move a rating: a person with an identity and, beside
+    them, a level or another person with an identity (whether they count is decided at the end)."""
+    people = _people(seats)
+    if players < 2 or not people:
+        return False
+    levels = _level_specs(players)
+    rivals = {i for i, s in enumerate(seats) if s.get("type") == "bot" and s.get("bot") in levels}
+    return bool(rivals) or len(set(people.values())) > 1
+
+
 def _rivals(seats: list[dict[str, Any]], people: dict[int, str], before: dict[str, PersonRating],
             players: int) -> dict[int, Rival]:
-    """The seats that count as rated rivals: levels at their shipped rating, people (each in one
-    seat only) at their rating before the game."""
+    """The seats that count as rated rivals: levels at their shipped rating, established people
+    (each in one seat only) at their rating before the game."""
     anchors = ladder_levels.anchors(players) or {}
     twice = {p for p in people.values() if list(people.values()).count(p) > 1}
     out = {}
     for i, s in enumerate(seats):
         if s.get("type") == "bot" and s.get("bot") in anchors:
             out[i] = Rival(*anchors[s["bot"]])
-        elif i in people and people[i] not in twice:
+        elif i in people and people[i] not in twice and established(before[people[i]]):
             out[i] = Rival(before[people[i]].rating, before[people[i]].rd)
     return out
+
+
+def aborted(seats: list[dict[str, Any]], decisions: Mapping[int, int]) -> bool:
+    """Whether a finished game is aborted: the seat that resigned (or left) had made fewer than
+    :data:`ABORT_DECISIONS` decisions (``decisions``: seat -> moves it made) and another seat is
+    held by a person with an identity."""
+    seat = resigned_seat(seats)
+    if seat is None or decisions.get(seat, 0) >= ABORT_DECISIONS:
+        return False
+    return any(j != seat for j in _people(seats))
 
 
 def _summary(row: GameRow, game: Game) -> dict[str, Any]:
@@ -105,14 +158,17 @@ def _summary(row: GameRow, game: Game) -> dict[str, Any]:
     }
 
 
-def assess(row: GameRow, standing: Any) -> tuple[list[dict[str, Any]], list[SeatChange]]:
+def assess(row: GameRow, standing: Any, decisions: Mapping[int, int] | None = None
+           ) -> tuple[list[dict[str, Any]], list[SeatChange]]:
     """Each seat's outcome of finished game ``row`` and the people's rating changes (module doc);
-    ``standing(person, players)`` reads a person's rating before the game."""
+    ``standing(person, players)`` reads a person's rating before the game, ``decisions`` gives
+    the moves each seat made (None: the game was played to its end)."""
     game = Game.from_dict(row.state)
     players = game.num_players
     people = _people(row.seats)
     before = {p: _person(standing(p, players)) for p in set(people.values())}
-    rivals = _rivals(row.seats, people, before, players)
+    stopped = decisions is not None and aborted(row.seats, decisions)
+    rivals = {} if stopped else _rivals(row.seats, people, before, players)
     scores = ranking_scores(game.scores(), resigned_seat(row.seats))
     outcome: list[dict[str, Any]] = []
     changes: list[SeatChange] = []
@@ -124,7 +180,7 @@ def assess(row: GameRow, standing: Any) -> tuple[list[dict[str, Any]], list[Seat
             outcome.append({"seat": i, "rated": False, "reason": NO_IDENTITY})
             continue
         person = people[i]
-        reason = _unrated_reason(i, s, people, rivals, players)
+        reason = ABORTED if stopped else _unrated_reason(i, s, people, rivals, players)
         old = before[person]
         new = None
         if reason is None:
@@ -155,6 +211,8 @@ def _unrated_reason(seat: int, s: dict[str, Any], people: dict[int, str], rivals
     if not any(j != seat for j in rivals):
         if ladder_levels.anchors(players) is None:
             return f"no ladder at {players} players: no rating is kept there yet"
+        if any(p != people[seat] for p in people.values()):
+            return NOT_ESTABLISHED
         return NO_RIVAL
     return None
 
@@ -174,7 +232,8 @@ def rate_game(store: GameStore, game_id: str) -> list[dict[str, Any]] | None:
     row = store.get_game(game_id)
     if row is None or row.status != "over":
         return None
-    return store.rate(game_id, lambda standing: assess(row, standing))
+    decisions = store.seat_decisions(game_id) if resigned_seat(row.seats) is not None else None
+    return store.rate(game_id, lambda standing: assess(row, standing, decisions))
 
 
 def stored_outcome(store: GameStore, game_id: str) -> list[dict[str, Any]] | None:
@@ -213,6 +272,7 @@ def finished_at(entry: dict[str, Any]) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(entry["time"]))
 
 
-__all__ = ["HINTS_USED", "NO_IDENTITY", "NO_RIVAL", "SOLO", "TERMINAL_PERSON", "TWICE", "assess", "finished_at",
-           "person_id", "person_report", "rate_game", "rate_unrated", "ranking_scores", "resigned_seat",
-           "stored_outcome"]
+__all__ = ["ABORTED", "ABORT_DECISIONS", "ESTABLISHED_GAMES", "ESTABLISHED_RD", "HINTS_USED", "NOT_ESTABLISHED",
+           "NO_IDENTITY", "NO_RIVAL", "SOLO", "TERMINAL_PERSON", "TWICE", "aborted", "assess", "could_rate",
+           "established", "finished_at", "person_id", "person_report", "rate_game", "rate_unrated",
+           "ranking_scores", "resigned_seat", "stored_outcome"]

@@ -253,6 +253,27 @@ class GameStore:
         self._write(update)
         return held[0]
 
+    def bind_person(self, game_id: str, seat: int, person: str, key_only: bool = True) -> str:
+        """Bind seat ``seat`` of ``game_id`` to ``person`` (its ``person`` and, with ``key_only``, its
+        ``key_only``: from now on it answers to that person's key only), in one write, unless a person
+        holds it already; returns who holds it."""
+        held: list[str] = []
+
+        def update(db: sqlite3.Connection) -> None:
+            row = db.execute("SELECT seats FROM games WHERE id=?", (game_id,)).fetchone()
+            if row is None:
+                raise RuntimeError(f"game {game_id} is not stored")
+            seats = json.loads(row[0])
+            if seats[seat].get("person") is None:
+                seats[seat]["person"] = person
+                if key_only:
+                    seats[seat]["key_only"] = True
+                db.execute("UPDATE games SET seats=? WHERE id=?", (dumps(seats), game_id))
+            held.append(seats[seat]["person"])
+
+        self._write(update)
+        return held[0]
+
     # ----------------------------------------------------------- ratings
     def rate(
         self,
@@ -381,6 +402,22 @@ class GameStore:
             "SELECT idx, seat, action, name, state FROM moves WHERE game_id=? AND idx=?", (game_id, index)
         )
         return move_row(rows[0]) if rows else None
+
+    def seat_decisions(self, game_id: str) -> dict[int, int]:
+        """How many moves each seat of ``game_id`` made (seats that made none are left out)."""
+        rows = self._read("SELECT seat, COUNT(*) FROM moves WHERE game_id=? GROUP BY seat", (game_id,))
+        return {seat: n for seat, n in rows}
+
+    def left_with_people(self, before: float) -> list[tuple[str, int]]:
+        """``(id, number of moves)`` of the unfinished games with no move since ``before`` (a
+        ``time.time()`` value) where a seat is bound to a person, oldest first."""
+        rows = self._read(
+            "SELECT id, num_moves FROM games WHERE status='active' AND updated<? AND json_valid(seats)"
+            " AND EXISTS (SELECT 1 FROM json_each(seats) WHERE json_extract(value, '$.person') IS NOT NULL)"
+            " ORDER BY updated",
+            (before,),
+        )
+        return [(r[0], r[1]) for r in rows]
 
     def initial_rng(self, game_id: str) -> dict[str, Any] | None:
         """The dice generator's state when ``game_id`` was created (None for games stored before it was kept)."""
