@@ -91,8 +91,10 @@ def play_out(
     tokens: dict[str, str],
     rng: random.Random,
     max_moves: int = 10_000,
+    persons: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Play random legal moves for the human seats until the game is over."""
+    """Play random legal moves for the human seats until the game is over (``persons``: the person
+    key sent with each move of a seat, which a seat its person joined needs)."""
     gid = view["game_id"]
     for _ in range(max_moves):
         if not view["over"] and str(view["state"]["current_player"]) not in tokens:
@@ -102,7 +104,8 @@ def play_out(
         seat = view["state"]["current_player"]
         assert str(seat) in tokens, "the bots have played"
         action = rng.choice(view["legal"])["action"]
-        r = act(client, gid, seat, tokens[str(seat)], action, expect=view["num_moves"])
+        key = {"person": persons[str(seat)]} if persons and str(seat) in persons else {}
+        r = act(client, gid, seat, tokens[str(seat)], action, expect=view["num_moves"], **key)
         assert r.status_code == 200, r.text
         view = r.json()
     raise AssertionError("game did not end")

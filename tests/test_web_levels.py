@@ -128,7 +128,7 @@ def test_two_people_join_their_seats_and_are_both_rated(client: TestClient) -> N
     for body, status, code in refused:
         r = client.post(f"/api/games/{gid}/join", json=body)
         assert (r.status_code, r.json()["error"]) == (status, code), r.text
-    final = play_out(client, view, tokens, random.Random(4))
+    final = play_out(client, view, tokens, random.Random(4), persons={"1": BOB})  # Bob's seat answers to his key
     assert [o["rated"] for o in final["ratings"]] == [True, True, False]
     assert all(o["games"] == 1 and o["players"] == 3 for o in final["ratings"][:2])
     r = client.post(f"/api/games/{gid}/join", json=join)

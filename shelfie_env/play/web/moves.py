@@ -1,6 +1,8 @@
 """A person's requests at a table: actions, resignations and hints, each checked against the
-seat's token and the game's position (the bots' moves are :mod:`.botturns`). A seat that asks
-for a hint is marked ``hinted`` in the stored seat list: its game is not rated for that person."""
+seat's token (a seat a person joined: their person key) and the game's position (the bots' moves
+are :mod:`.botturns`). A seat that asks for a hint is marked ``hinted`` in the stored seat list:
+its game is not rated for that person. A rated game left too long is ended by :meth:`Moves.leave`
+as the resignation of the seat on turn."""
 
 from __future__ import annotations
 
@@ -70,13 +72,13 @@ class Moves:
     def _act_after_end(self, game_id: str, move: MoveBody) -> dict[str, Any]:
         """A move sent to a game that is over: its view again if the move was its last, else refused."""
         row = self.sessions.row(game_id)
-        seat = seat_holder(row.seats, move.seat, move.token)
+        seat = seat_holder(row.seats, move.seat, move.token, move.person)
         if self._is_repeat(game_id, row.num_moves, seat, move):
             return {**self.views.stored(row, _repeat_since(move)), "repeated": True}
         raise GameOver("the game is over")
 
     def _act_live(self, session: Session, move: MoveBody) -> dict[str, Any]:
-        seat = seat_holder(session.seats, move.seat, move.token)
+        seat = seat_holder(session.seats, move.seat, move.token, move.person)
         if self._is_repeat(session.id, session.num_moves, seat, move):
             return {**self.views.live(session, _repeat_since(move)), "repeated": True}
         _check_playable(session, seat, move)
@@ -110,22 +112,40 @@ class Moves:
     def _resign_after_end(self, game_id: str, body: ResignBody) -> dict[str, Any]:
         """A resignation sent to a game that is over: its view again if this seat's resignation ended it."""
         row = self.sessions.row(game_id)
-        seat = seat_holder(row.seats, body.seat, body.token)
+        seat = seat_holder(row.seats, body.seat, body.token, body.person)
         if resigned_seat(row.seats) != seat:
             raise GameOver("the game is over")
         return {**self.views.stored(row, row.num_moves if body.since is None else body.since), "repeated": True}
 
     def _resign_live(self, session: Session, body: ResignBody) -> int:
         """Store the resignation (the game leaves memory); the number of moves it ended after."""
-        seat = seat_holder(session.seats, body.seat, body.token)
+        seat = seat_holder(session.seats, body.seat, body.token, body.person)
+        self._end(session, seat, "the game goes on, send it again")
+        return session.num_moves
+
+    def leave(self, game_id: str, num_moves: int) -> bool:
+        """End game ``game_id``, left after its ``num_moves`` moves, as the resignation of the person
+        on turn (marked ``left``); False when it moved meanwhile, is over, or a bot is on turn."""
+        with self.sessions.locked(game_id, gone_ok=True) as session:
+            if session is None or session.num_moves != num_moves or session.game.over:
+                return False
+            seat = session.game.current
+            if session.seats[seat].get("type") != "human":
+                return False
+            self._end(session, seat, "the game was not ended", left=True)
+        return True
+
+    def _end(self, session: Session, seat: int, busy: str, left: bool = False) -> None:
+        """Store ``seat``'s resignation (its lock held), rate the game and let it leave memory."""
         seats = [dict(s) for s in session.seats]
         seats[seat]["resigned"] = True
-        with storage_busy("the game goes on, send it again"):
+        if left:
+            seats[seat]["left"] = True
+        with storage_busy(busy):
             self.sessions.store.resign(session.id, session.num_moves, seats)
         self.sessions.finished(session.id)  # rated before any reader finds it over
         session.evicted = True  # the game is over: later requests read it from the store
         self.sessions.drop(session)
-        return session.num_moves
 
     # ---------------------------------------------------------------- hints
     def hint(self, game_id: str, body: HintBody) -> dict[str, Any]:
@@ -142,7 +162,7 @@ class Moves:
             if session is None:
                 self.sessions.row(game_id)  # an unknown game is not found, a finished one over
                 raise GameOver("the game is over")
-            seat = seat_holder(session.seats, body.seat, body.token)
+            seat = seat_holder(session.seats, body.seat, body.token, body.person)
             if session.game.over:
                 raise GameOver("the game is over")
             if seat != session.game.current:

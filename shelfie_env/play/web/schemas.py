@@ -164,6 +164,8 @@ class MoveBody(Body):
     action: Integer
     expect: Count
     since: OptionalCount = None
+    person: PersonKey = None
+    """The player's person key: what holds a seat they joined (its token no longer does)."""
 
 
 class ResignBody(Body):
@@ -173,6 +175,7 @@ class ResignBody(Body):
     seat: Count
     token: Token = None
     since: OptionalCount = None
+    person: PersonKey = None
 
 
 class HintBody(Body):
@@ -183,6 +186,7 @@ class HintBody(Body):
     seat: Count
     token: Token = None
     k: HintCount = 3
+    person: PersonKey = None
 
 
 class RematchBody(Body):
@@ -191,6 +195,8 @@ class RematchBody(Body):
     example = '{"seat": 0, "token": "..."}'
     seat: OptionalCount = None
     token: Token = None
+    person: PersonKey = None
+    """The asker's person key: it opens the rematch of a seat they joined, and takes their seat there."""
 
 
 class JoinBody(Body):

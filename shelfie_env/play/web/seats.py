@@ -36,7 +36,7 @@ def seat_links(game_id: str, tokens: dict[str, str]) -> dict[str, str]:
     return {s: seat_link(game_id, int(s), t) for s, t in tokens.items()}
 
 
-GAME_ONLY = ("resigned", "hinted")
+GAME_ONLY = ("resigned", "left", "hinted")
 """Seat fields that belong to one game (a rematch starts without them)."""
 
 
@@ -51,8 +51,8 @@ def public_seats(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"seat": i, "type": s["type"], "name": s["name"], "bot": s.get("bot")} for i, s in enumerate(seats)]
 
 
-def seat_holder(seats: list[dict[str, Any]], seat: int | None, token: object) -> int:
-    """``seat``, once ``token`` is found to hold it (a seat missing or not at the table is a
+def token_holder(seats: list[dict[str, Any]], seat: int | None, token: object) -> int:
+    """``seat``, once ``token`` is found to be its token (a seat missing or not at the table is a
     :class:`BadRequest`; a token missing or another seat's, :class:`NotYourSeat`)."""
     if seat is None:
         raise BadRequest("missing field 'seat'", code="missing_seat")
@@ -64,6 +64,21 @@ def seat_holder(seats: list[dict[str, Any]], seat: int | None, token: object) ->
     if not isinstance(token, str) or expected is None or not hmac.compare_digest(hash_token(token), expected):
         raise NotYourSeat(f"this token does not hold seat {seat}", code="bad_token")
     return seat
+
+
+def seat_holder(seats: list[dict[str, Any]], seat: int | None, token: object, person: str | None = None) -> int:
+    """``seat``, once the request is found to hold it: a seat a person joined (``key_only``) by
+    that person's key (``person``; its token no longer counts, whoever else holds it), any other
+    by its token (:func:`token_holder`)."""
+    if seat is not None and 0 <= seat < len(seats) and seats[seat].get("key_only"):
+        held = seats[seat].get("person")
+        if person is None:
+            raise NotYourSeat(f"seat {seat} is played with the person key of the player who took it",
+                              code="missing_person")
+        if held is None or not hmac.compare_digest(person_id(person), held):
+            raise NotYourSeat(f"seat {seat} belongs to another player", code="other_person")
+        return seat
+    return token_holder(seats, seat, token)
 
 
 class BotShelf:
@@ -171,4 +186,4 @@ def _person(index: int, seat: SeatSpec, token: str) -> dict[str, Any]:
 
 
 __all__ = ["GAME_ONLY", "BotShelf", "hash_token", "new_seats", "public_seats", "seat_holder", "seat_link",
-           "seat_links", "seat_map"]
+           "seat_links", "seat_map", "token_holder"]
