@@ -45,7 +45,7 @@ from shelfie_env.play.web.bodies import MAX_BODY, BodyLimit
 from shelfie_env.play.web.database import default_db_path
 from shelfie_env.play.web.errors_http import HANDLERS
 from shelfie_env.play.web.guard import RateLimiter
-from shelfie_env.play.web.housekeeping import Expiry
+from shelfie_env.play.web.housekeeping import INACTIVE_S, Expiry
 from shelfie_env.play.web.review import GameReviews
 from shelfie_env.play.web.routes import ROUTES, ApiLimits
 from shelfie_env.play.web.security import SecurityHeaders
@@ -59,6 +59,10 @@ HINTS_PER_MINUTE = 30.0
 EXPIRE_DAYS = 30.0
 """Default: an unfinished game with no move for this many days is deleted."""
 DAY_S = 86400.0
+HOUR_S = 3600.0
+INACTIVE_HOURS = INACTIVE_S / HOUR_S
+"""Default: a game that can move a rating, with no move for this many hours, ends as the
+resignation of the person on turn."""
 
 log = logging.getLogger("shelfie_env.play.web")
 
@@ -101,6 +105,7 @@ def create_app(
     hints_per_minute: float = HINTS_PER_MINUTE,
     expire_days: float | None = EXPIRE_DAYS,
     keep_finished_days: float | None = None,
+    inactive_hours: float | None = INACTIVE_HOURS,
     write_timeout: float = WRITE_TIMEOUT,
     preload: bool = True,
     bot_table_pace: float | None = None,
@@ -113,7 +118,9 @@ def create_app(
     worker processes (0: in those threads). Each client address may open
     ``games_per_minute`` tables and ask ``hints_per_minute`` hints (0: no limit; 429 above).
     Unfinished games without a move for ``expire_days`` days and finished games older
-    than ``keep_finished_days`` are deleted (None keeps them). ``write_timeout`` bounds
+    than ``keep_finished_days`` are deleted (None keeps them); an unfinished game that can move
+    a rating is ended instead, as the resignation of the person on turn, after ``inactive_hours``
+    without a move (or at its expiry, if sooner; None: only then). ``write_timeout`` bounds
     a write's wait for a database locked elsewhere. ``preload`` builds the learned bots
     in the background at start-up, so the first table with one does not wait for it.
     ``bot_table_pace`` is the pause between moves at a table of bots only (default
@@ -133,7 +140,8 @@ def create_app(
         bot_processes=bot_processes,
         preload=slow_bots + (("planner", 2),) if bot_processes else (),
         warm=slow_bots,
-        expiry=Expiry(active_s=_days(expire_days), over_s=_days(keep_finished_days)),
+        expiry=Expiry(active_s=_days(expire_days), over_s=_days(keep_finished_days),
+                      inactive_s=None if inactive_hours is None else inactive_hours * HOUR_S),
     )
     if bot_table_pace is not None:
         service.bots_only_pace_s = bot_table_pace
@@ -157,4 +165,5 @@ def create_app(
     return app
 
 
-__all__ = ["EXPIRE_DAYS", "GAMES_PER_MINUTE", "HINTS_PER_MINUTE", "MAX_BODY", "create_app", "default_db_path"]
+__all__ = ["EXPIRE_DAYS", "GAMES_PER_MINUTE", "HINTS_PER_MINUTE", "INACTIVE_HOURS", "MAX_BODY", "create_app",
+           "default_db_path"]

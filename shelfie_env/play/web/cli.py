@@ -23,6 +23,7 @@ from shelfie_env.play.web.app import (
     EXPIRE_DAYS,
     GAMES_PER_MINUTE,
     HINTS_PER_MINUTE,
+    INACTIVE_HOURS,
     default_db_path,
 )
 from shelfie_env.play.web.guard import REQUEST_TIMEOUT
@@ -118,6 +119,14 @@ def _add_table_limits(limits: argparse._ArgumentGroup) -> None:
         default=EXPIRE_DAYS,
         metavar="D",
         help=f"delete unfinished games with no move for D days, 0 = keep (default {EXPIRE_DAYS:g})",
+    )
+    limits.add_argument(
+        "--inactive-hours",
+        type=number(float, 0),
+        default=INACTIVE_HOURS,
+        metavar="H",
+        help="end a game that can move a rating after H hours without a move, as the resignation of the person"
+        f" on turn; 0 = only when it expires (default {INACTIVE_HOURS:g})",
     )
     limits.add_argument(
         "--keep-finished-days",
@@ -244,6 +253,7 @@ def _open_app(args: argparse.Namespace) -> Any:
         hints_per_minute=args.hints_per_minute,
         expire_days=args.expire_days or None,
         keep_finished_days=args.keep_finished_days or None,
+        inactive_hours=args.inactive_hours or None,
         bot_table_pace=args.bot_table_pace,
     )
 

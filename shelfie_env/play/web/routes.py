@@ -140,6 +140,7 @@ async def meta(request: Request) -> Response:
             "max_name": MAX_NAME,
             "symbols": list(SYMBOLS),
             "max_body": _limits(request).max_body,
+            "rating_rules": service.rating_rules(),
         }
     )
 

@@ -64,7 +64,8 @@ class GameService:
     ``bot_processes`` worker processes, each building the ``preload`` bots, for the shipped
     bots' search). Games are loaded into memory when asked for (start-up queues only the
     games whose bot is due) and leave it after ``idle_s`` seconds without a request;
-    ``expiry`` says when games are deleted. ``warm`` bots are built in the background at
+    ``expiry`` says when games are deleted, and when a rated game left by the person on turn
+    ends as their resignation. ``warm`` bots are built in the background at
     start-up, so the first table with one does not wait for it.
 
     Background work runs between :meth:`start` (the app's lifespan calls it; so does the first
@@ -96,12 +97,12 @@ class GameService:
             preload=preload,
         )
         self.turns = BotTurns(self.sessions, self.pool)
-        self.views = Views(store, self.sessions, self.turns.wake)
+        self.views = Views(store, self.sessions, self.turns.wake, expiry.left_s)
         self.lobby = Lobby(store, self.sessions, self.views, self.shelf, self.turns.wake)
         self.moves = Moves(self.sessions, self.views, self.turns.wake)
         self.rematches = Rematches(store, self.sessions, self.views, self.lobby, self.shelf)
-        self.people = People(store, self.sessions)
-        self.housekeeper = Housekeeper(store, self.sessions, self.pool.pending, expiry)
+        self.people = People(store, self.sessions, expiry.left_s)
+        self.housekeeper = Housekeeper(store, self.sessions, self.pool.pending, expiry, leave=self.moves.leave)
         self._warm = warm
         self._lifecycle = threading.Lock()
         self._started = False
@@ -229,6 +230,10 @@ class GameService:
     def person(self, body: PersonBody | dict[str, Any]) -> dict[str, Any]:
         """A person's ratings and games (:meth:`People.report`)."""
         return self.people.report(parse(PersonBody, body))
+
+    def rating_rules(self) -> dict[str, Any]:
+        """What makes a game count for a rating (:meth:`People.rules`)."""
+        return self.people.rules()
 
     # ------------------------------------------------------- background work
     def resume(self) -> int:

@@ -49,6 +49,8 @@ class Session:
     """Why the bot on turn has not moved (``seat``, ``bot``, ``message``); retried later."""
     bot_retry_at: float = 0.0
     """``time.monotonic()`` before which a failed bot is not tried again."""
+    moved_at: float = field(default_factory=time.time)
+    """``time.time()`` of the game's last move (of its start before the first)."""
     touched: float = field(default_factory=time.monotonic)
     """When a request or a bot last used the session (idle sessions leave memory)."""
     evicted: bool = False
@@ -97,7 +99,8 @@ def load_session(row: GameRow) -> Session:
         raise ValueError(f"its seat list does not describe {game.num_players} seats")
     if not isinstance(row.num_moves, int) or row.num_moves < 0:
         raise ValueError("its move count is invalid")
-    return Session(row.id, row.seats, game, rng, row.num_moves, LiveLog(row.num_moves, row.state))
+    return Session(row.id, row.seats, game, rng, row.num_moves, LiveLog(row.num_moves, row.state),
+                   moved_at=row.updated if isinstance(row.updated, (int, float)) else time.time())
 
 
 def _seats_fit(seats: object, num_players: int) -> bool:
@@ -209,6 +212,7 @@ class SessionTable:
             session.game = backup
             raise
         session.num_moves += 1
+        session.moved_at = time.time()
         session.log.add(move, game)
         if game.over:  # rated before it leaves memory: a reader waiting for it sees its ratings
             self.finished(session.id)

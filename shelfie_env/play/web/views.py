@@ -1,5 +1,6 @@
 """What a client reads of a game: its *view* (seats, state, legal moves, line summaries, the
-moves from an index on, the result and each seat's rating once it is over) and, once it is
+moves from an index on, the result and each seat's rating once it is over, and while a game
+that can move a rating is in play, by when the person on turn must move) and, once it is
 over, its replay."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 from shelfie_env.game.actions import action_name
 from shelfie_env.game.engine import Game
+from shelfie_env.play.rated_games import ABORT_DECISIONS, could_rate
 from shelfie_env.play.web.events import FRAMES, EntryCache, log_entries
 from shelfie_env.play.web.lines import summary
 from shelfie_env.play.web.ratings_store import NOT_RATED
@@ -57,10 +59,15 @@ class Views:
     Reading a game in play also wakes its bots (``wake``): a game loaded on request plays on.
     """
 
-    def __init__(self, store: GameStore, sessions: SessionTable, wake: Callable[[Session], None]) -> None:
+    def __init__(
+        self, store: GameStore, sessions: SessionTable, wake: Callable[[Session], None], inactive_s: float | None = None
+    ) -> None:
+        """``inactive_s``: how long a game that can move a rating waits for the person on turn
+        before it ends as their resignation (None: no limit)."""
         self.store = store
         self.sessions = sessions
         self.wake = wake
+        self.inactive_s = inactive_s
         self._history = EntryCache()
 
     def game(self, game_id: str, since: int = 0) -> dict[str, Any]:
@@ -77,9 +84,22 @@ class Views:
         if session.head is None or session.head[0] != session.num_moves:
             head = self.head(session.id, session.public_seats(), session.game, session.log.state)
             session.head = (session.num_moves, head)
-        ratings = self.ratings(session.id) if session.game.over else None
+        over = session.game.over
+        ratings = self.ratings(session.id) if over else None
+        inactivity = None if over else self.inactivity(session.seats, session.game, session.moved_at)
         return {**session.head[1], "num_moves": session.num_moves, "moves": self._live_moves(session, since),
-                "bot_error": session.bot_error, "rematch": None, "ratings": ratings}  # fmt: skip
+                "bot_error": session.bot_error, "rematch": None, "ratings": ratings, "left": False,
+                "inactivity": inactivity}  # fmt: skip
+
+    def inactivity(self, seats: list[dict[str, Any]], game: Game, moved_at: float) -> dict[str, Any] | None:
+        """For a game in play that can move a rating (:func:`could_rate`) and has an inactivity
+        limit: ``limit_s``, ``abort_decisions``, the person on turn (``seat``, None for a bot) and
+        when their move is due (``move_by``, a Unix time); None for any other game."""
+        if self.inactive_s is None or not could_rate(seats, game.num_players):
+            return None
+        seat = game.current if seats[game.current].get("type") == "human" else None
+        return {"limit_s": self.inactive_s, "abort_decisions": ABORT_DECISIONS, "seat": seat,
+                "move_by": None if seat is None else moved_at + self.inactive_s}
 
     def _live_moves(self, session: Session, since: int) -> list[dict[str, Any]]:
         """The log entries of a game in play from ``since`` on: held by its log, or read from the store."""
@@ -102,11 +122,14 @@ class Views:
         except ValueError as exc:
             raise DamagedGame(f"game {row.id} cannot be loaded: {exc}") from exc
         _check_since(since)
-        head = self.head(row.id, public_seats(row.seats), game, game.to_dict(), resigned_seat(row.seats))
-        ratings = self.ratings(row.id) if head["over"] else None
+        resigned = resigned_seat(row.seats)
+        head = self.head(row.id, public_seats(row.seats), game, game.to_dict(), resigned)
+        over = head["over"]
         return {**head, "num_moves": row.num_moves, "moves": self._stored_moves(row, game, since),
                 "bot_error": None, "rematch": rematch_info(row.rematch, len(row.seats)),
-                "ratings": ratings}  # fmt: skip
+                "ratings": self.ratings(row.id) if over else None,
+                "left": resigned is not None and bool(row.seats[resigned].get("left")),
+                "inactivity": None if over else self.inactivity(row.seats, game, row.updated)}  # fmt: skip
 
     def ratings(self, game_id: str) -> list[dict[str, Any]] | None:
         """Each seat's rating outcome of a finished game (:mod:`shelfie_env.play.rated_games`): for a
