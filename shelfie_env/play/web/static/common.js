@@ -113,7 +113,8 @@ const Shelfie = (() => {
 
   /** This browser's person key: made once (32 random URL-safe characters) and kept in local storage
       as "shelfie:person". It is sent, in request bodies only, with the seats this browser plays, so
-      their games are rated as one person's (the server keeps only its hash). */
+      their games are rated as one person's (the server keeps only its hash); a seat this browser
+      joined answers to it alone. */
   function personKey() {
     const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     try {
@@ -143,6 +144,27 @@ const Shelfie = (() => {
     return text + " (" + (c > 0 ? "+" : c < 0 ? "−" : "±") + Math.abs(c) + ")";
   }
 
+  /** "24 hours", "90 minutes": a limit in seconds as a page says it. */
+  function durationText(seconds) {
+    if (seconds >= 3600) {
+      const hours = Math.round(seconds / 360) / 10;
+      return hours + (hours === 1 ? " hour" : " hours");
+    }
+    const minutes = Math.max(1, Math.round(seconds / 60));
+    return minutes + (minutes === 1 ? " minute" : " minutes");
+  }
+
+  /** What makes a game count for a rating, in words (``rules``: /api/meta's rating_rules, or /api/person's rules). */
+  function ratingRulesText(rules) {
+    const left = rules.inactive_s
+      ? "a player who makes no move for " + durationText(rules.inactive_s) + " loses the game by resignation"
+      : "a player who stops moving loses the game by resignation when it expires";
+    return "A rated game counts once it is played: " + left + "; against another person, a game resigned or left " +
+      "before the player's " + rules.abort_decisions + "rd decision is aborted, unrated for both. Another person " +
+      "counts as a rival once they have " + rules.established_games + " rated games at that table size and an " +
+      "uncertainty of ±" + rules.established_rd + " or less.";
+  }
+
   return { SYMBOLS, PLURALS, FACES, icon, el, api, ApiError, rerollId, sleep, fixed, memory, personKey,
-    levelLabel, ratingText };
+    levelLabel, ratingText, durationText, ratingRulesText };
 })();

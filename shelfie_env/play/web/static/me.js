@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { el, api, personKey, levelLabel, ratingText } = Shelfie;
+  const { el, api, personKey, levelLabel, ratingText, ratingRulesText } = Shelfie;
   const $ = (id) => document.getElementById(id);
   const SVG_NS = "http://www.w3.org/2000/svg";
   const W = 640, H = 240, PAD = { left: 48, right: 104, top: 12, bottom: 28 };
@@ -110,7 +110,7 @@
       const others = g.names.map((name, i) => i === g.seat ? null : name + " " + g.scores[i]).filter(Boolean);
       const rating = g.rated ? ratingText(g.after, g.rd, g.change) : "unrated: " + g.reason;
       tr.append(when, el("td", null, String(g.players)), el("td", null, others.join(", ")),
-        el("td", null, String(g.scores[g.seat]) + (g.resigned === g.seat ? " (resigned)" : "")),
+        el("td", null, String(g.scores[g.seat]) + (g.resigned === g.seat ? " (resigned or left)" : "")),
         el("td", g.rated ? "rated" : "unrated", rating));
       table.appendChild(tr);
     }
@@ -122,6 +122,8 @@
     try { meta = await api("GET", "/api/meta"); } catch (_) { /* the plots go without the levels */ }
     try {
       const report = key ? await api("POST", "/api/person", { person: key }) : { ratings: {}, games: [], start: {} };
+      const rules = report.rules || meta.rating_rules;
+      if (rules) $("rating-rules").textContent = ratingRulesText(rules);
       renderRatings(report, meta);
       renderGames(report);
     } catch (err) {

@@ -6,7 +6,8 @@
 "use strict";
 
 (() => {
-  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, fixed, memory, personKey, ratingText } = Shelfie;
+  const { SYMBOLS, PLURALS, FACES, icon, el, api, rerollId, sleep, fixed, memory, personKey, ratingText,
+    durationText } = Shelfie;
   const STOP = 0, CIRCLE_BASE = 64, END_TURN = 114, CROSS_BASE = 115;
   /** A timing setting: localStorage "shelfie:<key>" (ms) when set, else the default. */
   function setting(key, fallback) {
@@ -358,7 +359,10 @@
     const names = winners.map(seatName);
     const resigned = view.resigned === undefined ? null : view.resigned;
     const verdict = winners.length === 1 ? names[0] + " wins!" : names.join(" and ") + " share the victory!";
-    if (resigned !== null) {
+    if (resigned !== null && view.left) {
+      $("winners").textContent = seatName(resigned) + " stopped moving: the game counts as their resignation. " +
+        (view.seats.length === 1 ? "" : verdict);
+    } else if (resigned !== null) {
       $("winners").textContent = view.seats.length === 1
         ? seatName(resigned) + " resigned with " + scores[0] + " points."
         : seatName(resigned) + " resigned. " + verdict;
@@ -417,8 +421,36 @@
     box.classList.toggle("hidden", box.children.length === 0);
   }
 
+  /** The body of a request for this page's seat: its seat and token, and this browser's person key
+      (a seat the person joined answers to the key alone). */
+  function seatBody(extra) {
+    const key = personKey();
+    return { seat: mySeat, token, ...(key ? { person: key } : {}), ...extra };
+  }
+
+  /** Under the status of a game that can move a rating: by when the person on turn must move. */
+  function renderInactivity() {
+    const box = $("inactivity");
+    const info = view && !view.over ? view.inactivity : null;
+    box.classList.toggle("hidden", !info);
+    if (!info) return;
+    const limit = durationText(info.limit_s);
+    const early = " Against another person, a game resigned or left before the player's " + info.abort_decisions +
+      "rd decision is aborted, unrated for both.";
+    if (info.seat === null) {
+      box.textContent = "Rated game: a player who makes no move for " + limit + " loses it by resignation." + early;
+      return;
+    }
+    const by = new Date(info.move_by * 1000).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" });
+    box.textContent = (info.seat === mySeat
+      ? "Rated game: move by " + by + " (" + limit + " after the last move), or the game counts as your resignation."
+      : "Rated game: if " + seatName(info.seat) + " makes no move by " + by + " (" + limit +
+        " after the last move), the game counts as their resignation.") + early;
+  }
+
   /** Tell the server which person plays this seat (this browser's key), so the game is rated as
-      theirs; a seat that is another person's, or a game already over, stays as it is. */
+      theirs and the seat answers to this browser alone; a seat that is another person's, or a game
+      already over, stays as it is. */
   async function joinSeat() {
     const key = personKey();
     if (mySeat === null || !token || !key || view === null || view.over) return;
@@ -491,13 +523,14 @@
     window.location.assign(rematchLink(info));
   }
 
+  /** Open the rematch, or find the open one and take this seat there (a watcher just goes to it). */
   async function askRematch() {
-    if (rematch) { goToRematch(rematch); return; }
+    if (rematch && mySeat === null) { goToRematch(rematch); return; }
     if (busy || !canAskRematch()) return;
     setBusy(true);
     $("rematch-error").textContent = "";
     try {
-      const body = mySeat === null ? {} : { seat: mySeat, token };
+      const body = mySeat === null ? {} : seatBody({});
       const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/rematch", body);
       rematch = { game_id: answer.game_id, seat_map: answer.seat_map };
       goToRematch(rematch);
@@ -661,6 +694,7 @@
     lastRound = next.last_round || null;
     if (next.rematch) rematch = next.rematch;
     render(view.state, true);
+    renderInactivity();
     updateReady();
   }
 
@@ -672,7 +706,7 @@
     clearPicks();
     try {
       const next = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/actions",
-        { seat: mySeat, token, action, expect: shown, since: shown });
+        seatBody({ action, expect: shown, since: shown }));
       await show(next, true);
     } catch (err) {
       $("error").textContent = err.message;
@@ -699,7 +733,7 @@
     clearPicks();
     try {
       const next = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/resign",
-        { seat: mySeat, token, since: shown });
+        seatBody({ since: shown }));
       await show(next, false);
     } catch (err) {
       $("error").textContent = err.message;
@@ -782,7 +816,7 @@
     list.replaceChildren();
     try {
       const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/hint",
-        { seat: mySeat, token, k: 3 });
+        seatBody({ k: 3 }));
       const kinds = new Set();
       const plain = answer.hints.map(plainHint);
       const decimals = separatingDecimals(plain.filter((w) => w.kind).map((w) => w.figure));
@@ -849,7 +883,7 @@
     $("rematch-top").addEventListener("click", askRematch);
     $("join-rematch").addEventListener("click", (event) => {
       event.preventDefault();
-      goToRematch(rematch);
+      askRematch();  // a player takes their seat in the rematch; a watcher goes to watch it
     });
     const watching = mySeat === null;
     $("watching").classList.toggle("hidden", !watching);
