@@ -111,7 +111,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="train this many decisions of each run, checkpoint and stop (continue with --resume)",
     )
     runs.add_argument(
-        "--resume", action="store_true", help="continue each run from the checkpoint in its run folder"
+        "--resume",
+        action="store_true",
+        help="continue each run from the checkpoint in its run folder "
+        "(a run folder is trusted like code: its checkpoint is a pickle)",
     )
     ab = parser.add_argument_group(
         "settings a run may change (the run is tagged with them; default: the protocol's)"

@@ -23,7 +23,7 @@ from shelfie_env.bots.learned.card import (
     write_card,
 )
 from shelfie_env.bots.learned.policy import read_weights
-from shelfie_env.bots.learned.sb3_zip import load_model, zip_path
+from shelfie_env.bots.learned.sb3_zip import load_model, read_zip_weights, zip_path
 
 
 def save_run_state(run_dir: str | Path, state: Mapping[str, Any]) -> Path:
@@ -35,6 +35,32 @@ def save_run_state(run_dir: str | Path, state: Mapping[str, Any]) -> Path:
     tmp = run_dir / "latest.pt.tmp"
     torch.save(dict(state), tmp)
     return tmp.replace(run_dir / "latest.pt")
+
+
+def load_run_state(path: str | Path, what: str = "resume state of a run") -> dict[str, Any]:
+    """A trainer's resume state (``latest.pt``) read with torch's weights-only loader.
+
+    Tensors, plain containers and numpy arrays of numbers load; a file holding any other
+    object (or not a torch file at all) is refused with a ``ValueError`` naming ``path`` as
+    not a ``what``, and nothing in it is built. A run folder is still trusted like code: its
+    SB3 checkpoints and the benchmark's state are full pickles.
+    """
+    import pickle
+
+    import torch
+
+    numeric = [type(np.dtype(code)) for code in "?bBhHiIlLqQefdg"]  # no object, string or record dtypes
+    allowed = [np.array(0).__reduce__()[0], np.ndarray, np.dtype, *numeric]
+    try:
+        with torch.serialization.safe_globals(allowed):
+            state = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError):
+        raise ValueError(
+            f"{path}: not a {what} (a file of tensors, numbers and arrays as `shelfie train` writes it)"
+        ) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: not a {what} (no dict of fields)")
+    return state
 
 
 def save_model(
@@ -80,18 +106,17 @@ def export_weights(model: Any, path: str | Path, card: Mapping[str, Any]) -> Pat
 def load_weights(model: Any, path: str | Path, num_players: int | None = None) -> dict[str, Any]:
     """Copy an exported ``.npz`` (or the weights of a ``.zip``) into ``model``'s policy; returns its card.
 
+    Both are read as data (a ``.zip``'s ``policy.pth`` by torch's weights-only loader, its
+    pickled ``data`` entry never): a model given by path cannot run code.
+
     The architecture must match exactly: a missing, extra or differently shaped
     array is refused with :class:`CheckpointMismatchError` naming it.
     """
     import torch
 
     p = Path(path)
-    if p.suffix == ".zip":
-        source, card = load_model(p, num_players)
-        arrays = {k: v.detach().cpu().numpy() for k, v in source.policy.state_dict().items()}
-    else:
-        card = load_card(p, num_players)
-        arrays = read_weights(p)
+    card = load_card(p, num_players)
+    arrays = read_zip_weights(p) if p.suffix == ".zip" else read_weights(p)
     own = model.policy.state_dict()
     missing, extra = sorted(set(own) - set(arrays)), sorted(set(arrays) - set(own))
     if missing or extra:
@@ -110,7 +135,16 @@ def load_weights(model: Any, path: str | Path, num_players: int | None = None) -
     return card
 
 
-__all__ = ["card_path", "export_weights", "load_model", "load_weights", "save_model", "zip_path"]
+__all__ = [
+    "card_path",
+    "export_weights",
+    "load_model",
+    "load_run_state",
+    "load_weights",
+    "read_zip_weights",
+    "save_model",
+    "zip_path",
+]
 
 
 def copy_model(source: str | Path, export: str | Path) -> Path:

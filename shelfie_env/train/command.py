@@ -76,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser, learners: Learners) -> None:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --run-dir from its last checkpoint (config from its config.json)",
+        help="continue the run in --run-dir from its last checkpoint (config from its config.json); "
+        "a run folder is trusted like code: its checkpoints may hold pickles",
     )
     parser.add_argument(
         "--export",

@@ -46,26 +46,36 @@ def load_policy(path: str | Path, num_players: int | None = None) -> tuple[Numpy
     if not p.is_file():
         raise FileNotFoundError(f"no model file at {p}")
     card = load_card(p, num_players)
+    activation = str(card.get("config", {}).get("activation", "tanh"))
     if p.suffix == ".zip":
         try:
-            import sb3_contrib  # noqa: F401
+            import torch  # noqa: F401
         except ImportError as exc:
             raise ImportError(
                 f"{p} is a Stable-Baselines3 checkpoint: reading it needs the train extra "
                 "(pip install 'shelfie-env[train]'), or export it to .npz with `shelfie train --export`"
             ) from exc
-        from shelfie_env.bots.learned.sb3_zip import load_model
+        from shelfie_env.bots.learned.sb3_zip import read_zip_weights
 
-        model, card = load_model(p, num_players)
-        return NumpyPolicy.from_sb3(model.policy), card
-    activation = str(card.get("config", {}).get("activation", "tanh"))
-    arrays = read_weights(p)
+        arrays = read_zip_weights(p)
+        _check_input_size(p, arrays, int(card["observation_size"]))
+    else:
+        arrays = read_weights(p)
     try:
         return NumpyPolicy.from_state_dict(arrays, activation), card
     except (KeyError, ValueError) as exc:
         raise CheckpointMismatchError(
             f"{p}: the weights do not form a policy this package can play ({exc})"
         ) from None
+
+
+def _check_input_size(path: Path, arrays: dict[str, np.ndarray], size: int) -> None:
+    """Refuse weights whose first policy layer does not take the card's ``observation_size``."""
+    first = arrays.get("mlp_extractor.policy_net.0.weight")
+    if first is not None and (first.ndim != 2 or first.shape[1] != size):
+        raise CheckpointMismatchError(
+            f"{path}: the network takes observations of shape ({first.shape[-1]},), the card says ({size},)"
+        )
 
 
 class PPOBot:

@@ -41,7 +41,7 @@ import torch
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.bots.learned.afterstate_policy import AfterstatePolicyBot, policy_from_weights
 from shelfie_env.bots.learned.card import make_card, write_card
-from shelfie_env.train.checkpoint import copy_model, name_model, save_run_state
+from shelfie_env.train.checkpoint import copy_model, load_run_state, name_model, save_run_state
 from shelfie_env.train.ppo_afterstate.config import PPOAfterstateConfig
 from shelfie_env.train.ppo_afterstate.rollout import Rollout, gae, play_rollout
 from shelfie_env.train.ppo_afterstate.torch_net import (
@@ -313,7 +313,7 @@ class PPOAfterstateTrainer:
         self.export(self.run_dir / "latest.npz", {})
 
     def load(self) -> None:
-        data = torch.load(self.run_dir / "latest.pt", weights_only=False)
+        data = load_run_state(self.run_dir / "latest.pt")
         self.net.load_state_dict(data["model"])
         self.opt.load_state_dict(data["opt"])
         for group in self.opt.param_groups:
@@ -547,7 +547,7 @@ def checkpoint_steps(run_dir: Path) -> int | None:
     latest = Path(run_dir) / "latest.pt"
     if not latest.is_file():
         return None
-    return int(torch.load(latest, weights_only=False)["steps"])
+    return int(load_run_state(latest)["steps"])
 
 
 def evaluations(run_dir: Path) -> list[dict[str, Any]]:
@@ -607,7 +607,7 @@ def train_cli(
     trainer = PPOAfterstateTrainer(cfg, preset)
     try:
         trainer.run(resume=resume, log=lambda s: print(s, flush=True))
-    except (FileExistsError, FileNotFoundError) as exc:
+    except (FileExistsError, FileNotFoundError, ValueError) as exc:
         print(f"shelfie train: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

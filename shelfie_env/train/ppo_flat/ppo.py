@@ -33,7 +33,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +46,7 @@ from shelfie_env.envs.vector import BatchedSeats
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.reroll_keep import check_reroll_mode, reroll_mask, spec_actions
 from shelfie_env.observation.features import check_obs_mode, obs_size
+from shelfie_env.train.checkpoint import load_run_state
 
 REROLL_IDS = slice(0, 64)
 ALGO = "ppo_flat"
@@ -549,10 +549,10 @@ class Trainer:
     def resume(cls, path: str | Path, **changes: Any) -> Trainer:
         """The run saved at ``path``; ``changes`` may set ``total_steps`` (train further) or ``run_dir``."""
         path = Path(path)
+        state = load_run_state(path, "ppo_flat checkpoint")
         try:
-            state = torch.load(path, weights_only=False)
             config = PPOFlatConfig(**state["config"])
-        except (OSError, RuntimeError, KeyError, TypeError, EOFError, pickle.UnpicklingError) as exc:
+        except (KeyError, TypeError) as exc:
             raise ValueError(f"{path}: not a ppo_flat checkpoint ({exc})") from None
         unknown = set(changes) - {"total_steps", "run_dir"}
         if unknown:

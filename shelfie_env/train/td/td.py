@@ -47,7 +47,7 @@ from shelfie_env.bots.learned.reply import ReplySearch
 from shelfie_env.bots.learned.value import SET_INDEX, LearnedContext, SearchedContext, ValueBot
 from shelfie_env.bots.planner.search import action_values, best_action
 from shelfie_env.game.engine import REROLL, Game
-from shelfie_env.train.checkpoint import save_run_state
+from shelfie_env.train.checkpoint import load_run_state, save_run_state
 from shelfie_env.train.td.config import TDConfig
 
 
@@ -289,7 +289,7 @@ class TDTrainer:
     def load(self) -> None:
         import torch
 
-        data = torch.load(self.run_dir / "latest.pt", weights_only=False)
+        data = load_run_state(self.run_dir / "latest.pt")
         self.model.load_state_dict(data["model"])
         self.opt.load_state_dict(data["opt"])
         self.iteration, self.wall, self.best = data["iteration"], data["wall"], data["best"]
@@ -508,6 +508,4 @@ def train_cli(
 
 def checkpoint_iteration(run_dir: Path) -> int:
     """The iteration of a run's last checkpoint (``latest.pt``, what ``--resume`` continues from)."""
-    import torch
-
-    return int(torch.load(run_dir / "latest.pt", weights_only=False)["iteration"])
+    return int(load_run_state(run_dir / "latest.pt")["iteration"])
