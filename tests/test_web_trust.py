@@ -110,6 +110,18 @@ def test_the_creator_cannot_act_for_a_seat_its_person_joined(client: TestClient,
     assert (r.status_code, r.json()["error"]) == (409, "seat_taken")
 
 
+def test_the_openers_own_seat_keeps_its_token_and_the_invited_seats_do_not(client: TestClient) -> None:
+    view = create(client, {"seats": [{"type": "human", "name": "Ann"}, {"type": "human", "name": "Bob"}]})
+    gid, tokens = view["game_id"], view["tokens"]
+    for seat, key in ((0, ANN), (1, BOB)):  # each page joins the seat of its link
+        assert post(client, gid, "join", seat=seat, token=tokens[str(seat)], person=key).json()["joined"]
+    assert move(client, view, 0, token=tokens["0"]).status_code == 200  # the opener's token was given to nobody else
+    seats = stored_seats(client, gid)
+    assert seats[0]["person"] == person_id(ANN) and not seats[0].get("key_only")
+    assert seats[1]["person"] == person_id(BOB) and seats[1]["key_only"]
+    assert post(client, gid, "resign", seat=1, token=tokens["1"]).status_code == 403
+
+
 def test_a_seat_is_joined_before_its_first_move(client: TestClient) -> None:
     view = create(client, {"seats": [{"type": "human", "name": "Ann", "person": ANN}, {"type": "human", "name": "Bob"}]})
     tokens = view["tokens"]

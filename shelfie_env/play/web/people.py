@@ -4,8 +4,9 @@ opened or joined) and what the person page shows (their ratings and games).
 A browser keeps one random *person key* in its local storage and sends it with the seat it
 opens (``POST /api/games``) and with each seat it plays through an invite link
 (``POST /api/games/{id}/join``); the store keeps only its SHA-256 (the person's id), in the
-seat. A seat joined that way answers to that key only from then on (``key_only``): the invite
-token, which whoever opened the table also holds, no longer plays it. A seat is joined before
+seat. A seat joined through its invite link answers to that key only from then on
+(``key_only``): the invite token, which whoever opened the table also holds, no longer plays it
+(the opener's own seat, whose token nobody else was given, keeps it). A seat is joined before
 its first move. The ratings themselves are :mod:`shelfie_env.play.rated_games`'.
 """
 
@@ -40,7 +41,7 @@ class People:
     def join(self, game_id: str, body: JoinBody) -> dict[str, Any]:
         """Bind the person of ``body`` to the seat its token holds, in a game in play: ``{"seat",
         "joined"}`` (``joined`` false: the seat was already theirs). From then on the seat answers
-        to that person's key only. Refused: the game is over, the seat is another person's or kept
+        to that person's key only, unless it is the opener's own seat. Refused: the game is over, the seat is another person's or kept
         for the player of a rematch, the seat has moved already, or the person holds another seat
         of the table."""
         with self.sessions.locked(game_id) as session:
@@ -55,11 +56,14 @@ class People:
             if held is not None:
                 raise SeatTaken(f"seat {seat} is another player's")
             self._check_free(session.id, session.seats, seat, me)
+            key_only = not session.seats[seat].get("opener")
             with storage_busy("the seat was not joined, try again"):
-                held = self.store.bind_person(game_id, seat, me)
+                held = self.store.bind_person(game_id, seat, me, key_only)
             if held != me:
                 raise SeatTaken(f"seat {seat} is another player's")
-            session.seats[seat].update(person=me, key_only=True)
+            session.seats[seat]["person"] = me
+            if key_only:
+                session.seats[seat]["key_only"] = True
         return {"seat": seat, "joined": True}
 
     def _check_free(self, game_id: str, seats: list[dict[str, Any]], seat: int, me: str) -> None:

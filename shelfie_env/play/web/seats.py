@@ -67,9 +67,9 @@ def token_holder(seats: list[dict[str, Any]], seat: int | None, token: object) -
 
 
 def seat_holder(seats: list[dict[str, Any]], seat: int | None, token: object, person: str | None = None) -> int:
-    """``seat``, once the request is found to hold it: a seat a person joined (``key_only``) by
-    that person's key (``person``; its token no longer counts, whoever else holds it), any other
-    by its token (:func:`token_holder`)."""
+    """``seat``, once the request is found to hold it: a seat a person joined through its invite
+    link (``key_only``) by that person's key (``person``; the invite token, which whoever opened
+    the table holds too, no longer counts), any other by its token (:func:`token_holder`)."""
     if seat is not None and 0 <= seat < len(seats) and seats[seat].get("key_only"):
         held = seats[seat].get("person")
         if person is None:
@@ -162,13 +162,16 @@ class BotShelf:
 
 
 def new_seats(spec: TableBody, shelf: BotShelf) -> tuple[list[dict[str, Any]], dict[int, str]]:
-    """The seats ``spec`` asks for, and a new token for each person's seat."""
+    """The seats ``spec`` asks for, and a new token for each person's seat; the first person seat
+    is the opener's own (``opener``: joining it keeps its token valid, see :func:`seat_holder`)."""
     seats: list[dict[str, Any]] = []
     tokens: dict[int, str] = {}
     for i, seat in enumerate(spec.seats):
         if seat.type == "human":
             tokens[i] = secrets.token_urlsafe(24)
             seats.append(_person(i, seat, tokens[i]))
+            if len(tokens) == 1:
+                seats[-1]["opener"] = True  # its token is the opener's own; the others are invitations
         else:
             shelf.check(i, seat.bot, len(spec.seats))
             seats.append({"type": "bot", "name": seat.name or f"{seat.bot} bot", "bot": seat.bot, "token_hash": None})
