@@ -26,7 +26,6 @@ Bots with a ``seed`` parameter (``random``) get ``seed + i``-derived seeds.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import statistics
@@ -364,11 +363,14 @@ def model_labels(specs: Sequence[str]) -> tuple[list[str], dict[str, dict[str, A
 
 def _card_summary(path: Path) -> dict[str, Any]:
     """What a model's card says made it (algorithm, steps, training config without run folders)."""
-    from shelfie_env.bots.learned.card import card_path
+    from shelfie_env.bots.learned.card import MAX_CARD_BYTES, card_path
+    from shelfie_env.jsonfile import JSONFileError, read_json_file
 
     try:
-        card = json.loads(card_path(path).read_text())
-    except (OSError, ValueError):
+        card = read_json_file(card_path(path), "model card", MAX_CARD_BYTES)
+    except JSONFileError:
+        return {"file": path.name, "card": None}
+    if not isinstance(card, dict) or not isinstance(card.get("config", {}), dict):
         return {"file": path.name, "card": None}
     config = {k: v for k, v in card.get("config", {}).items() if k not in ("run_dir", "out", "resume")}
     keep = ("algo", "steps", "num_players", "teacher", "preset", "command", "package_version")

@@ -19,7 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.arena.rows import PLAIN, PROTOCOL, PROTOCOLS
+from shelfie_env.clip import printable
+from shelfie_env.jsonfile import JSONFileError, read_json_file
 
+MAX_RESULTS_BYTES = 64 * 2**20
+"""Largest results file read (the shipped one, every benchmark row so far, is about 250 KB)."""
 DEFAULT_OUT = Path("artifacts/benchmark.json")
 """Where ``shelfie bench`` writes its rows unless ``--out`` says otherwise."""
 
@@ -41,7 +45,8 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
 
 def row_name(row: dict[str, Any]) -> str:
     """A row's learner with its ablation ``variant``, if it has one: ``maskable_ppo (ent_coef=0.0)``."""
-    return f"{row['learner']} ({row['variant']})" if row.get("variant") else row["learner"]
+    name = f"{row['learner']} ({row['variant']})" if row.get("variant") else row["learner"]
+    return printable(str(name))
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
@@ -51,9 +56,9 @@ def load_results(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ResultsFileError(f"{path}: no such file (write it with shelfie bench --out {path})")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultsFileError(f"{path}: not a JSON file ({exc})") from None
+        data = read_json_file(path, "results file", MAX_RESULTS_BYTES)
+    except JSONFileError as exc:
+        raise ResultsFileError(f"{path}: not a JSON file ({str(exc).partition(': ')[2]})") from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise ResultsFileError(
             f'{path}: expected a JSON object with a "rows" list (a benchmark results file)'

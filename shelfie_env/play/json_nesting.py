@@ -1,27 +1,8 @@
-"""How deeply a JSON text nests, read before parsing it.
-
-``json.loads`` on a text nested tens of thousands of levels deep raises ``RecursionError`` from
-inside the C decoder, which leaves CPython 3.11's recursion bookkeeping off for later compiles
-in the same process. Readers of untrusted JSON check the depth first and never reach it.
-"""
+"""How deeply a JSON text nests, read before parsing it: :func:`shelfie_env.jsonfile.nesting_exceeds`,
+here for the readers of request bodies and replays."""
 
 from __future__ import annotations
 
-import re
+from shelfie_env.jsonfile import nesting_exceeds
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(rb"[\[\]{}]")
-
-
-def nesting_exceeds(text: str | bytes, limit: int) -> bool:
-    """Whether arrays and objects in ``text`` nest more than ``limit`` levels (strings skipped)."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    depth = 0
-    for match in _BRACKET.finditer(_STRING.sub(b"", data)):
-        if match.group() in (b"[", b"{"):
-            depth += 1
-            if depth > limit:
-                return True
-        else:
-            depth -= 1
-    return False
+__all__ = ["nesting_exceeds"]

@@ -7,10 +7,14 @@ it: ``ppo:path=runs/x/mine.npz`` sits as ``mine (ppo)``. Other specs are shown a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path, PurePath
 
+from shelfie_env.clip import printable
+from shelfie_env.jsonfile import JSONFileError, read_json_file
+
 MODEL_SUFFIXES = (".npz", ".zip")
+MAX_CARD_BYTES = 4 * 2**20
+"""Largest card read for a seat's name (as :data:`shelfie_env.bots.learned.card.MAX_CARD_BYTES`)."""
 
 
 def _card_name(path: str) -> str | None:
@@ -22,11 +26,11 @@ def _card_name(path: str) -> str | None:
         else model.with_name(model.name + ".json")
     )
     try:
-        data = json.loads(card.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json_file(card, "model card", MAX_CARD_BYTES)
+    except JSONFileError:
         return None
     name = data.get("name") if isinstance(data, dict) else None
-    return " ".join(name.split()) if isinstance(name, str) and name.strip() else None
+    return printable(" ".join(name.split())) if isinstance(name, str) and name.strip() else None
 
 
 def bot_label(spec: str) -> str:
@@ -36,7 +40,7 @@ def bot_label(spec: str) -> str:
     options = dict(item.partition("=")[::2] for item in rest.split(",") if "=" in item)
     path = options.get("path", "").strip()
     if not kind or not path:
-        return spec.strip()
+        return printable(spec.strip())
     stem = PurePath(path.replace("\\", "/")).stem
     name = _card_name(path) or stem or path
-    return f"{name} ({kind})"
+    return printable(f"{name} ({kind})")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from shelfie_env.clip import printable
 from shelfie_env.play import options
 from shelfie_env.play.command_line import fail
 
@@ -34,7 +35,7 @@ def _game_line(entry: dict[str, Any]) -> str:
 
     seat = entry["seat"]
     scores = entry["scores"]
-    rivals = ", ".join(f"{entry['names'][k]} {s}" for k, s in enumerate(scores) if k != seat)
+    rivals = ", ".join(f"{printable(str(entry['names'][k]))} {s}" for k, s in enumerate(scores) if k != seat)
     head = f"  {finished_at(entry)}  {entry['players']}p  you {scores[seat]} vs {rivals}"
     if entry.get("resigned") == seat:
         head += " (you resigned)"

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from shelfie_env.clip import printable
 from shelfie_env.game.actions import action_kind
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import InvalidStateError
@@ -192,7 +193,7 @@ def _mover(move: Move, before: Game | None, names: Sequence[str]) -> str:
 
 
 def _players_line(data: dict[str, Any], names: Sequence[str]) -> str:
-    where = f" (web game {data['game_id']})" if isinstance(data.get("game_id"), str) else ""
+    where = f" (web game {printable(data['game_id'])})" if isinstance(data.get("game_id"), str) else ""
     if len(names) == 1:
         return f"Replay{where} of a solo game: {names[0]}."
     return f"Replay{where} of a {len(names)}-player game: {and_list(names)}, in seat order."

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.clip import printable
 from shelfie_env.game.actions import FACE_NAMES, NUM_ACTIONS, action_name, action_name_or_id
-from shelfie_env.play.json_nesting import nesting_exceeds
+from shelfie_env.jsonfile import JSONFileError, read_json_file
 from shelfie_env.play.labels import bot_label
 
 REPLAY_VERSION = 1
@@ -32,25 +33,18 @@ class ReplayFileError(ValueError):
 
 MAX_NESTING = 64
 """Deepest nesting of arrays and objects a replay file may have (replays need 6)."""
+MAX_REPLAY_BYTES = 8 * 2**20
+"""Largest replay file read: a whole game with its positions is 20-200 KB, a move list alone a few KB."""
 
 
 def read_replay(path: str | Path) -> dict[str, Any]:
     """The replay in ``path`` as a dict; :class:`ReplayFileError` when the file cannot be read,
-    is not UTF-8 JSON, is not a JSON object or has another version."""
+    is over :data:`MAX_REPLAY_BYTES`, is not UTF-8 JSON, nests deeper than :data:`MAX_NESTING`, is
+    not a JSON object or has another version."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ReplayFileError(
-            f"cannot read replay {path}: it is not a text file (a replay is UTF-8 JSON)"
-        ) from None
-    except OSError as exc:
-        raise ReplayFileError(f"cannot read replay {path}: {exc.strerror or exc}") from None
-    if nesting_exceeds(text, MAX_NESTING):
-        raise ReplayFileError(f"cannot read replay {path}: its JSON is nested too deeply")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayFileError(f"cannot read replay {path}: not JSON ({exc})") from None
+        data = read_json_file(path, "replay", MAX_REPLAY_BYTES, MAX_NESTING)
+    except JSONFileError as exc:
+        raise ReplayFileError(str(exc)) from None
     if not isinstance(data, dict):
         raise ReplayFileError("a replay must be a JSON object")
     if data.get("version", REPLAY_VERSION) != REPLAY_VERSION:
@@ -114,7 +108,7 @@ def read_move(entry: Any) -> Move:
     if isinstance(entry, int):
         return Move(None, entry if 0 <= entry < NUM_ACTIONS else None, action_name_or_id(entry))
     if not isinstance(entry, dict):
-        return Move(None, None, str(entry))
+        return Move(None, None, printable(str(entry)))
     seat = entry.get("seat")
     action = entry.get("action")
     if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
@@ -122,6 +116,7 @@ def read_move(entry: Any) -> Move:
     name = entry.get("name")
     if not isinstance(name, str):
         name = action_name_or_id(action) if action is not None else "?"
+    name = printable(name)
     roll = None
     for key in ROLL_KEYS:
         roll = _faces(entry.get(key))
@@ -157,7 +152,8 @@ def _faces(value: Any) -> list[int] | None:
 
 def seat_names(data: dict[str, Any], num_players: int) -> list[str]:
     """The players' names: ``seats[i].name`` (or the bot's label) or ``names``; ``"player N"``
-    where none is given. Equal names get ``" (player N)"`` so every seat stays distinct."""
+    where none is given. Equal names get ``" (player N)"`` so every seat stays distinct; control
+    characters are shown escaped (:func:`~shelfie_env.clip.printable`)."""
     raw = data.get("seats")
     if not isinstance(raw, list):
         raw = data.get("names") if isinstance(data.get("names"), list) else []
@@ -173,7 +169,7 @@ def seat_names(data: dict[str, Any], num_players: int) -> list[str]:
             if bot is not None and (not name or name.strip() in (bot.strip(), f"{bot.strip()} bot")):
                 label = bot_label(bot)
                 name = label if label != bot.strip() else f"{label} bot"
-        names.append(" ".join(name.split()) if name and name.strip() else f"player {i + 1}")
+        names.append(printable(" ".join(name.split())) if name and name.strip() else f"player {i + 1}")
     return [
         f"{n} (player {i + 1})" if names.count(n) > 1 and n != f"player {i + 1}" else n
         for i, n in enumerate(names)

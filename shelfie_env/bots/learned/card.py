@@ -20,6 +20,7 @@ from typing import Any
 
 from shelfie_env.game.actions import NUM_ACTIONS
 from shelfie_env.game.reroll_keep import REROLL_MODES
+from shelfie_env.jsonfile import JSONFileError, read_json_file
 from shelfie_env.observation.features import OBS_MODES, obs_size
 from shelfie_env.observation.vector import OBS_VERSION
 
@@ -39,6 +40,8 @@ def env_id(num_players: int) -> str:
     return f"shelfie/Solo-{ENV_VERSION}" if num_players == 1 else f"shelfie/Versus-{ENV_VERSION}"
 
 
+MAX_CARD_BYTES = 4 * 2**20
+"""Largest card read: a card is a few KB, some tens of KB with many recorded evaluations."""
 MODEL_SUFFIXES = (".npz", ".zip")
 """``.npz``: the weights as numpy arrays (what ships and plays); ``.zip``: a Stable-Baselines3
 checkpoint with optimiser state (what a training run writes and resumes from)."""
@@ -134,9 +137,9 @@ def load_card(model_path: str | Path, num_players: int | None = None) -> dict[st
     if not path.is_file():
         raise CheckpointMismatchError(f"no model card {path} next to the checkpoint {model_path}")
     try:
-        card = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise CheckpointMismatchError(f"{path}: not valid JSON ({exc})") from None
+        card = read_json_file(path, "model card", MAX_CARD_BYTES)
+    except JSONFileError as exc:
+        raise CheckpointMismatchError(str(exc)) from None
     check_card(card, num_players, source=str(path))
     return card
 
