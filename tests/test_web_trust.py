@@ -287,3 +287,32 @@ def test_forty_wins_over_fresh_keys_leave_the_rating_where_it_was(client: TestCl
     report = client.post("/api/person", json={"person": ANN}).json()
     assert report["ratings"]["2"]["games"] == before["games"]
     assert report["ratings"]["2"]["rating"] == pytest.approx(before["rating"], abs=0.06)
+
+
+def test_serve_takes_the_inactivity_limit_and_the_sweep_keeps_up_with_it(tmp_path: Path) -> None:
+    import argparse
+
+    from shelfie_env.play.web import cli
+    from shelfie_env.play.web.housekeeping import HOUSEKEEPING_S, Expiry
+
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    assert parser.parse_args([]).inactive_hours == 24
+    for given, limit in (("0.5", 1800.0), ("0", 30 * 86400.0)):  # 0: only when the game would expire
+        args = parser.parse_args(["--inactive-hours", given, "--db", str(tmp_path / f"{given}.sqlite3")])
+        app = cli._open_app(args)
+        try:
+            assert app.state.service.rating_rules()["inactive_s"] == limit
+        finally:
+            app.state.service.close()
+            app.state.store.close()
+    assert Expiry(inactive_s=60).left_s == 60 and Expiry(active_s=50, inactive_s=60).left_s == 50
+    assert Expiry().left_s is None
+    store = GameStore(":memory:")
+    try:
+        from shelfie_env.play.web.service import GameService
+
+        quick = GameService(store, expiry=Expiry(inactive_s=60)).housekeeper
+        assert quick.every_s == 6.0 and GameService(store).housekeeper.every_s == HOUSEKEEPING_S
+    finally:
+        store.close()
