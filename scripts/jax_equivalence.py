@@ -16,13 +16,19 @@ import sys
 from shelfie_env.jax_env.equivalence import check
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=1_000_000, help="decisions per table size")
     parser.add_argument("--players", type=int, nargs="+", default=[1, 2, 3, 4], choices=[1, 2, 3, 4])
     parser.add_argument("--lanes", type=int, default=256, help="games played side by side")
     parser.add_argument("--steps", type=int, default=256, help="decisions per lane per compiled call")
     parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.decisions < 1 or args.lanes < 1 or args.steps < 1:
         parser.error("--decisions, --lanes and --steps must be positive")
