@@ -1,11 +1,14 @@
-"""``argparse`` types for numeric options: a bad value is reported with the option's name
-(``argument --port: must be 0..65535, got 70000``), never as a traceback later on."""
+"""``argparse`` types for numeric options and output files: a bad value is reported with the
+option's name (``argument --port: must be 0..65535, got 70000``; ``argument --out: cannot write
+...``), never as a traceback later on."""
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 
 def number(
@@ -37,3 +40,39 @@ def number(
 
     parse.__name__ = word
     return parse
+
+
+def output_file(*suffixes: str) -> Callable[[str], Path]:
+    """A type for a file a command writes when its work is done (``--out``, ``--json``): refused at
+    once, with exit status 2, unless it can be written (with ``suffixes``: each of ``OUT.json``,
+    ``OUT.md``), so no command plays its games and then fails to save them."""
+
+    def parse(text: str) -> Path:
+        path = Path(text)
+        try:
+            targets = [path.with_suffix(s) for s in suffixes] or [path]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a file name, got {text!r}") from None
+        for target in targets:
+            problem = _unwritable(target)
+            if problem is not None:
+                raise argparse.ArgumentTypeError(f"cannot write {target}: {problem}")
+        return path
+
+    parse.__name__ = "output file"
+    return parse
+
+
+def _unwritable(target: Path) -> str | None:
+    """Why ``target`` cannot be written (None: it can): a folder, a file or folder without write
+    permission, or a path through a file. Missing folders are fine (they are created)."""
+    if target.is_dir():
+        return "it is a folder"
+    if target.exists() or target.is_symlink():
+        return None if os.access(target, os.W_OK) else "no permission to write it"
+    folder = target.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"no permission to write in {folder}"

@@ -12,7 +12,7 @@ from shelfie_env.arena.deals import deal_start
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.arena.report import plot_run, record_in_card, to_markdown
 from shelfie_env.arena.values import DEFAULT_LUCK
-from shelfie_env.argtypes import number
+from shelfie_env.argtypes import number, output_file
 from shelfie_env.bots import available
 from shelfie_env.game.dice import DICE_MODES
 
@@ -80,7 +80,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "planner, or td:path=MODEL",
     )
     parser.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
-    parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
+    parser.add_argument(
+        "--out", type=output_file(".json", ".md"), default=None, help="write OUT.json and OUT.md"
+    )
     parser.add_argument("--no-ratings", action="store_true", help="skip the OpenSkill ratings")
     parser.add_argument("--progress", action="store_true", help="print progress to stderr")
     parser.add_argument(
@@ -98,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="plot win rate vs steps from RUN/eval.jsonl (a run dir or the file)",
     )
     parser.add_argument(
-        "--plot-out", type=Path, default=None, help="PNG path for --plot (default RUN/win_rate.png)"
+        "--plot-out", type=output_file(), default=None, help="PNG path for --plot (default RUN/win_rate.png)"
     )
 
 

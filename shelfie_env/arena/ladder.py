@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.arena.rating_scale import ANCHOR, Match, fit, row_score
+from shelfie_env.argtypes import output_file
 from shelfie_env.bots.levels import LEVELS, check_players
 
 NAMED = {2: ("random", "greedy", "planner", "ppo", "ppo-flat"), 3: ("random", "greedy", "planner"),
@@ -302,14 +303,21 @@ def format_ladder(lad: dict[str, Any]) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=2, help="table size: 2, 3 or 4 (default 2)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the ladder as JSON")
+    parser.add_argument(
+        "--json", type=output_file(), default=None, metavar="FILE", help="also write the ladder as JSON"
+    )
     sub = parser.add_subparsers(dest="levels_command", metavar="{measure}")
     m = sub.add_parser("measure", help="measure a table size's ladder (error rates, matches, ratings)")
     m.add_argument("--players", type=int, default=argparse.SUPPRESS, help="table size: 2, 3 or 4 (default 2)")
     m.add_argument("--games", type=int, default=None, help="games against the level below (default 1000 / 300 / 300)")
     m.add_argument("--other-games", type=int, default=None, help="games of every other match (default 200 / 150 / 100)")
     m.add_argument("--workers", type=int, default=1, help="processes for the games (default 1)")
-    m.add_argument("--out", required=True, help="the ladder JSON to write (matches are cached beside it)")
+    m.add_argument(
+        "--out",
+        type=output_file(),
+        required=True,
+        help="the ladder JSON to write (matches are cached beside it)",
+    )
     m.set_defaults(_parser=m)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.arena.rating_scale import CLIP, Z95, combine, elo_difference, row_score
+from shelfie_env.argtypes import output_file
 from shelfie_env.bots import Bot
 
 BATCH_DEALS = {2: 25, 3: 20, 4: 12}
@@ -184,7 +185,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop when the 95 %% interval is within this many points either side "
                              "(default 25 at 2 players, 40 at 3 and 4)")
     parser.add_argument("--workers", type=int, default=None, help="processes for the games (default: all cores)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the rating as JSON")
+    parser.add_argument(
+        "--json", type=output_file(), default=None, metavar="FILE", help="also write the rating as JSON"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from shelfie_env.argtypes import output_file
 from shelfie_env.clip import one_line
 
 DESCRIPTION = (
@@ -50,7 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-games", type=int, default=400,
                         help="versus-2p: games against greedy beside the rating (even; 0: the rating alone)")
     parser.add_argument("--workers", type=int, default=1, help="processes for the games (default 1)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON the row is merged into")
+    parser.add_argument(
+        "--out", type=output_file(), default=DEFAULT_OUT, help="results JSON the row is merged into"
+    )
 
 
 def load_agent(text: str, players: int) -> Any:

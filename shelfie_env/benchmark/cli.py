@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from shelfie_env.arena.rows import budget_label, row_command
+from shelfie_env.argtypes import output_file
 from shelfie_env.benchmark.ablations import ABLATION, REROLLS, TRAIN_MIXES
 from shelfie_env.benchmark.tasks import add_arguments as add_protocol_arguments
 from shelfie_env.benchmark.tasks import budget, check_args
@@ -150,7 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="bench_command", metavar="{tasks,rate,report}")
     tasks = sub.add_parser("tasks", help="list the benchmark's tasks", description="The benchmark's tasks.")
-    tasks.add_argument("--json", type=Path, metavar="FILE", help="also write the tasks as JSON")
+    tasks.add_argument("--json", type=output_file(), metavar="FILE", help="also write the tasks as JSON")
     tasks.set_defaults(_parser=tasks)
     from shelfie_env.benchmark import agent_row
 

@@ -20,7 +20,6 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ import numpy as np
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.arena.results_file import DEFAULT_OUT
 from shelfie_env.arena.rows import OPPONENTS
+from shelfie_env.argtypes import output_file
 
 TRAIN_OPPONENTS = "random 1/2, greedy 1/2 per episode"
 MARGIN_COEF = 0.1
@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser, steps: int = 1_000_000) -> ar
     )
     parser.add_argument("--workers", type=int, default=1, help="processes for the evaluation games")
     parser.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, help="results JSON (rows are merged into it)"
+        "--out", type=output_file(), default=DEFAULT_OUT, help="results JSON (rows are merged into it)"
     )
     return parser
 

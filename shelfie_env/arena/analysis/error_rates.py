@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_env.arena.analysis.positions import load_positions
+from shelfie_env.argtypes import output_file
 from shelfie_env.bots import Bot, act_on_game
 from shelfie_env.bots.rollout.rollouts import one_blas_thread
 from shelfie_env.game.engine import Game
@@ -171,7 +172,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--part", default="test", choices=("test", "selection"), help="positions part (default test)"
     )
     parser.add_argument("--positions", default=None, help="a positions file (default: the shipped set)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the result as JSON")
+    parser.add_argument(
+        "--json", type=output_file(), default=None, metavar="FILE", help="also write the result as JSON"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,8 +13,10 @@ happens to fill it, so no move waits for a checkpoint.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -108,23 +110,90 @@ class StoreBusyError(sqlite3.OperationalError):
     """A write found the database locked (by another process) for longer than its timeout."""
 
 
+class ReadOnlyDatabaseError(RuntimeError):
+    """The database file (or its folder) cannot be written by this process."""
+
+
+LOCK_FOLDER = "shelfie-env-locks"
+"""Folder under the system's temporary folder holding one lock file per database file (device, inode)."""
+
+
+class _Claim:
+    """The lock files a server holds on a database: ``path + ".lock"`` and the file's identity lock."""
+
+    def __init__(self, handles: list[Any]) -> None:
+        self.handles = handles
+
+    def close(self) -> None:
+        for handle in self.handles:
+            handle.close()
+
+
+def _identity_lock(path: str) -> Path:
+    """The lock file of the database file at ``path`` whatever link names it: keyed by its device and
+    inode, in one folder of the machine (created with the sticky bit, open to every user)."""
+    if not os.path.exists(path):  # a new database: create the file so it has an inode to lock
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+    st = os.stat(path)
+    folder = Path(tempfile.gettempdir()) / LOCK_FOLDER
+    if not folder.is_dir():
+        folder.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o1777)
+    return folder / f"{st.st_dev}-{st.st_ino}.lock"
+
+
 def claim(path: str) -> Any:
-    """An exclusive lock on ``path + ".lock"`` for as long as the store lives (None for ``:memory:``)."""
+    """Exclusive locks for as long as the store lives (None for ``:memory:``): on ``path + ".lock"``
+    and on a lock file keyed by the database file's device and inode, so no symlink or hard link
+    opens a second server on the same file (the database file itself is never opened outside
+    SQLite: closing a descriptor of it would drop SQLite's locks in this process). A file that
+    cannot be written is refused here (:class:`ReadOnlyDatabaseError`), before any request."""
     if path == ":memory:":
         return None
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
         return None
-    handle = open(path + ".lock", "a+")  # noqa: SIM115 - held open on purpose
+    held = _Claim([])
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        raise DatabaseInUseError(
-            f"{path} is in use by another shelfie server; stop it or use another --db"
+        for lock in (Path(path + ".lock"), _identity_lock(path)):
+            held.handles.append(os.fdopen(os.open(lock, os.O_RDONLY | os.O_CREAT, 0o666)))
+            try:
+                fcntl.flock(held.handles[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise DatabaseInUseError(
+                    f"{path} is in use by another shelfie server; stop it or use another --db"
+                ) from None
+        _check_writable(path)
+    except BaseException:
+        held.close()
+        raise
+    return held
+
+
+def _check_writable(path: str) -> None:
+    """Refuse a database this process may not write (a read-only file, folder or medium) with
+    :class:`ReadOnlyDatabaseError`: a write to the file's header in a transaction that is rolled
+    back, on a connection of its own, so nothing changes. Other failures are left to
+    :func:`open_writer`, which names them."""
+    db = sqlite3.connect(path, isolation_level=None, timeout=0)  # busy elsewhere: not waited for
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(f"PRAGMA user_version={int(version)}")
+        finally:
+            db.execute("ROLLBACK")
+    except sqlite3.DatabaseError as exc:  # a damaged file or a busy one: said by open_writer
+        if "readonly" not in str(exc) and "read-only" not in str(exc):
+            return
+        raise ReadOnlyDatabaseError(
+            f"{path} cannot be written ({exc}); a server needs a database file and folder it may write: "
+            "fix their permissions or use another --db"
         ) from None
-    return handle
+    finally:
+        db.close()
 
 
 def open_writer(path: str, write_timeout: float, own_checkpoints: bool) -> tuple[sqlite3.Connection, int]:
@@ -230,6 +299,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DamagedDatabaseError",
     "DatabaseInUseError",
+    "ReadOnlyDatabaseError",
     "StoreBusyError",
     "Transaction",
     "checkpoints",
