@@ -178,6 +178,31 @@ def test_the_player_who_asks_for_an_open_rematch_takes_their_seat_there(client: 
     assert move(client, first, 0, person=BOB).status_code == 200
 
 
+def decided(client: TestClient, view: dict[str, Any], seat: int, creds: dict[int, dict[str, Any]], n: int) -> dict[str, Any]:
+    """Play first legal moves (bots in the background) until ``seat`` has made ``n`` moves and is on turn."""
+    while True:
+        view = play_until(client, view, seat, creds)
+        if sum(m["seat"] == seat for m in client.get(f"/api/games/{view['game_id']}?since=0").json()["moves"]) >= n:
+            return view
+        view = move(client, view, seat, **creds[seat]).json()
+
+
+def test_a_hint_cannot_take_a_game_under_way_out_of_the_rating(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(moves_module, "hint_function", lambda: lambda state, k=3: [])
+    view = create(client, {"seats": [{"type": "human", "name": "Ann", "person": ANN}, {"type": "bot", "bot": "level-6"}]})
+    gid, creds = view["game_id"], {0: {"token": view["tokens"]["0"]}}
+    view = decided(client, view, 0, creds, rated_games.ABORT_DECISIONS)
+    r = post(client, gid, "hint", seat=0, **creds[0])
+    assert (r.status_code, r.json()["error"]) == (409, "rated_game") and "3rd decision" in r.json()["message"]
+    assert not stored_seats(client, gid)[0].get("hinted")  # the game still counts
+    # where no rating is at stake (a rival who is not established, no level) hints are given as before
+    view = create(client, {"seats": [{"type": "human", "name": "Ann", "person": ANN},
+                                     {"type": "human", "name": "Fresh", "person": EVE}]})
+    creds = {0: {"token": view["tokens"]["0"]}, 1: {"token": view["tokens"]["1"]}}
+    view = decided(client, view, 0, creds, rated_games.ABORT_DECISIONS)
+    assert post(client, view["game_id"], "hint", seat=0, **creds[0]).status_code == 200
+
+
 def leave_for(client: TestClient, gid: str, seconds: float) -> None:
     """Make game ``gid``'s last move ``seconds`` older in the database, as if its players had left."""
     with sqlite3.connect(client.app.state.store.path) as con:

@@ -123,6 +123,19 @@ def could_rate(seats: list[dict[str, Any]], players: int) -> bool:
     return bool(rivals) or len(set(people.values())) > 1
 
 
+def at_stake(store: GameStore, seats: list[dict[str, Any]], players: int, seat: int) -> bool:
+    """Whether the game of these seats, in play, would move the rating of the person in ``seat``:
+    they have an identity (in one seat only) and a level or an established person sits beside them."""
+    people = _people(seats)
+    me = people.get(seat)
+    if me is None or players < 2 or list(people.values()).count(me) > 1:
+        return False
+    levels = _level_specs(players)
+    if any(s.get("type") == "bot" and s.get("bot") in levels for s in seats):
+        return True
+    return any(established(store.standings(p).get(players)) for p in set(people.values()) - {me})
+
+
 def _rivals(seats: list[dict[str, Any]], people: dict[int, str], before: dict[str, PersonRating],
             players: int) -> dict[int, Rival]:
     """The seats that count as rated rivals: levels at their shipped rating, established people
@@ -273,6 +286,6 @@ def finished_at(entry: dict[str, Any]) -> str:
 
 
 __all__ = ["ABORTED", "ABORT_DECISIONS", "ESTABLISHED_GAMES", "ESTABLISHED_RD", "HINTS_USED", "NOT_ESTABLISHED",
-           "NO_IDENTITY", "NO_RIVAL", "SOLO", "TERMINAL_PERSON", "TWICE", "aborted", "assess", "could_rate",
+           "NO_IDENTITY", "NO_RIVAL", "SOLO", "TERMINAL_PERSON", "TWICE", "aborted", "assess", "at_stake", "could_rate",
            "established", "finished_at", "person_id", "person_report", "rate_game", "rate_unrated",
            "ranking_scores", "resigned_seat", "stored_outcome"]

@@ -18,12 +18,13 @@ from shelfie_env.play.rated_games import (
     ABORT_DECISIONS,
     ESTABLISHED_GAMES,
     ESTABLISHED_RD,
+    at_stake,
     person_report,
 )
 from shelfie_env.play.web.ratings_store import person_id
-from shelfie_env.play.web.refusals import GameOver, SeatTaken
-from shelfie_env.play.web.schemas import JoinBody, PersonBody
-from shelfie_env.play.web.seats import token_holder
+from shelfie_env.play.web.refusals import GameOver, GameStateConflict, Refused, SeatTaken
+from shelfie_env.play.web.schemas import HintBody, JoinBody, PersonBody
+from shelfie_env.play.web.seats import seat_holder, token_holder
 from shelfie_env.play.web.sessions import SessionTable, storage_busy
 from shelfie_env.play.web.store import GameStore
 
@@ -77,6 +78,29 @@ class People:
         if self.store.seat_decisions(game_id).get(seat, 0):
             raise SeatTaken(f"seat {seat} has moved already: a player takes a seat before its first move",
                             code="seat_played")
+
+    def check_hint(self, game_id: str, body: HintBody) -> None:
+        """Refuse the first hint of a person on turn past their first :data:`ABORT_DECISIONS` decisions
+        in a game that would move their rating (:func:`at_stake`): a hint leaves the game unrated for
+        them, so a later one would take a game they are losing out of the rating. Any other request
+        is left for the hint itself to answer or refuse."""
+        with self.sessions.locked(game_id, gone_ok=True) as session:
+            if session is None or session.game.over:
+                return
+            try:
+                seat = seat_holder(session.seats, body.seat, body.token, body.person)
+            except Refused:
+                return
+            if seat != session.game.current or session.seats[seat].get("hinted"):
+                return
+            if not at_stake(self.store, session.seats, session.game.num_players, seat):
+                return
+            if self.store.seat_decisions(game_id).get(seat, 0) >= ABORT_DECISIONS:
+                raise GameStateConflict(
+                    f"this game counts for your rating: hints are given only before your {ABORT_DECISIONS}rd "
+                    "decision (a hint then leaves the game unrated for you)",
+                    code="rated_game",
+                )
 
     def rules(self) -> dict[str, Any]:
         """What makes a game count for a rating, as the pages state it."""

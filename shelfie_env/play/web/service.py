@@ -219,8 +219,11 @@ class GameService:
         return self.moves.resign(game_id, parse(ResignBody, body))
 
     def hint(self, game_id: str, body: HintBody | dict[str, Any]) -> dict[str, Any]:
-        """Advice for the seat on turn (:meth:`Moves.hint`)."""
-        return self.moves.hint(game_id, parse(HintBody, body))
+        """Advice for the seat on turn (:meth:`Moves.hint`; refused past a person's first decisions in
+        a game that would move their rating, :meth:`People.check_hint`)."""
+        asked = parse(HintBody, body)
+        self.people.check_hint(game_id, asked)
+        return self.moves.hint(game_id, asked)
 
     # --------------------------------------------------------------- people
     def join(self, game_id: str, body: JoinBody | dict[str, Any]) -> dict[str, Any]:
