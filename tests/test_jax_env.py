@@ -167,11 +167,14 @@ def test_an_illegal_action_ends_the_game_against_the_player_who_played_it() -> N
     np.testing.assert_allclose(np.asarray(stepped.rewards), [-1.0, 0.5, 0.5])
 
 
-def test_a_decision_at_a_chance_node_changes_nothing() -> None:
+def test_a_decision_at_a_chance_node_changes_nothing_and_a_step_there_is_illegal() -> None:
     tw = jitted(2)
     root = tw.env.chance_root()
     same = tw.decide(root, 0)
     assert bool(same.is_chance) and not bool(same.terminated)
+    ended = jax.jit(tw.env.step)(root, jnp.int32(0), jax.random.PRNGKey(0))
+    assert bool(ended.terminated) and bool(ended.is_chance)  # no dice thrown
+    np.testing.assert_array_equal(np.asarray(ended.rewards), [-1.0, 1.0])
     with pytest.raises(ValueError, match="chance node"):
         tw.env.to_state_dict(root)
 

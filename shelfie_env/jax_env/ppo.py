@@ -246,3 +246,52 @@ def versus_random(
 
     states, total = jax.lax.fori_loop(0, 400, body, (states, jnp.zeros(games)))
     return jnp.where(states.terminated.all(), total.mean(), jnp.nan)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m shelfie_env.jax_env.ppo``: one self-play run, then the policy against random play."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="Self-play PPO on the JAX twin (2 players).")
+    parser.add_argument("--decisions", type=float, default=1e6, help="learner decisions in all")
+    parser.add_argument("--envs", type=int, default=1024, help="games played side by side")
+    parser.add_argument("--steps", type=int, default=32, help="decisions per game per update")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--eval-games", type=int, default=2048, help="games against random play after training"
+    )
+    args = parser.parse_args(argv)
+    try:
+        cfg = PPOConfig(num_envs=args.envs, num_steps=args.steps, total_decisions=int(args.decisions))
+        cfg.check()
+    except ValueError as exc:
+        parser.error(str(exc))
+    train = jax.jit(make_train(cfg))
+    t0 = time.perf_counter()
+    compiled = train.lower(jax.random.PRNGKey(args.seed)).compile()
+    compile_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(compiled(jax.random.PRNGKey(args.seed)))
+    run_s = time.perf_counter() - t0
+    decisions = cfg.num_updates * cfg.num_envs * cfg.num_steps
+    m = {k: np.asarray(v) for k, v in out["metrics"].items()}
+    tenth = max(1, cfg.num_updates // 10)
+    for i in range(0, cfg.num_updates, tenth):
+        games = m["games"][i : i + tenth].sum()
+        score = (m["mean_score"][i : i + tenth] * m["games"][i : i + tenth]).sum() / max(games, 1)
+        print(f"update {i + 1:5d}: mean final score {score:5.1f}, entropy {m['entropy'][i]:.3f}", flush=True)
+    evaluate = jax.jit(versus_random, static_argnums=2)
+    key = jax.random.PRNGKey(10_000 + args.seed)
+    start = init_params(jax.random.PRNGKey(args.seed), out["params"]["pi"][0]["w"].shape[0], cfg.hidden)
+    print(
+        f"{decisions} decisions in {run_s:.1f} s: {decisions / run_s:,.0f} decisions/s (compile {compile_s:.1f} s)"
+    )
+    print(f"mean rank reward against random play, {args.eval_games} games (greedy policy):")
+    print(f"  untrained {float(evaluate(start, key, args.eval_games)):+.3f}")
+    print(f"  trained   {float(evaluate(out['params'], key, args.eval_games)):+.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -107,7 +107,8 @@ class ShelfieJax(core.Env):
     def _step(self, state: core.State, action: jax.Array, key: jax.Array) -> State:
         assert isinstance(state, State)
         decided = transitions.decide(state, action)
-        return transitions.throw(decided, outcomes.draw_outcome(decided.kept, key))
+        thrown = transitions.throw(decided, outcomes.draw_outcome(decided.kept, key))
+        return jax.tree.map(lambda a, b: jnp.where(state.is_chance, a, b), decided, thrown)
 
     def step(self, state: core.State, action: jax.Array, key: jax.Array | None = None) -> State:
         """pgx's step: the decision, then the dice drawn from ``key`` (required) where they are thrown.
