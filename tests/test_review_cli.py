@@ -128,8 +128,8 @@ def test_games_that_cannot_be_reviewed(
         data["states"].append(game.to_dict())
     data["final_state"] = data["states"][-1]
     solo.write_text(json.dumps(data))
-    assert main(["replay", str(solo), "--review", "--no-color"]) == 2
-    assert "which needs 2-4 players, not a solo game" in capsys.readouterr().err
+    assert main(["replay", str(solo), "--review", "--no-color"]) == 0  # solved: reviewed exactly
+    assert "Exact review: the solo game is solved" in capsys.readouterr().out
 
     path, data = finished
     no_states = tmp_path / "no_states.json"

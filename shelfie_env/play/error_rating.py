@@ -20,6 +20,8 @@ JUDGE = "td"
 
 def unavailable(players: int, value: str) -> str | None:
     """Why a review of ``players`` by ``value`` has no rating from its error rates (None: it has one)."""
+    if players == 1:
+        return "a solo game is measured against perfect play: its exact loss per decision is in the review"
     if value != JUDGE:
         return f"the error rate → rating calibration is measured with {JUDGE}'s review; review by {JUDGE} to see it"
     if ladder_levels.calibration(players) is None:

@@ -4,12 +4,13 @@ Luck per turn for each player, each player's raw and luck-adjusted result with
 their decisions' total regret, and the three biggest mistakes with the better
 move, as a backgammon player reads gnubg's analysis; then each player's error rate
 as a rating, with the level to play next (:mod:`shelfie_env.play.error_rating`).
+A solo game's review is exact, in expected final points (:mod:`shelfie_env.play.solo_review_text`).
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from shelfie_env.arena.analysis.review import review_game
@@ -57,7 +58,12 @@ def _win_points(regret: float, players: int) -> str:
 
 def render_review(review: dict[str, Any], rated: dict[str, Any] | None = None) -> str:
     """The review as text: luck per turn, the results and the biggest mistakes; then, with
-    ``rated`` (:func:`~shelfie_env.play.error_rating.error_ratings`), the ratings of the error rates."""
+    ``rated`` (:func:`~shelfie_env.play.error_rating.error_ratings`), the ratings of the error rates.
+    A solo game's exact review is written by :func:`.solo_review_text.render_solo_review`."""
+    if review["num_players"] == 1:
+        from shelfie_env.play.solo_review_text import render_solo_review
+
+        return render_solo_review(review)
     players = review["players"]
     n = review["num_players"]
     names = [clip(p["name"], NAME_WIDTH) for p in players]
@@ -113,7 +119,7 @@ def render_review(review: dict[str, Any], rated: dict[str, Any] | None = None) -
         for k, m in enumerate(mistakes, 1):
             lines += [
                 f"{k}. move {m['move']}, round {m['round']}, {players[m['seat']]['name']}",
-                f"   {_situation(m)}",
+                f"   {situation(m)}",
                 f"   played {m['played']}",
                 f"   better {m['better']}",
                 f"   regret {m['regret']:.3f}{_win_points(m['regret'], n)}",
@@ -153,7 +159,8 @@ def _prose(text: str) -> list[str]:
     return textwrap.wrap(text, WIDTH, break_on_hyphens=False)
 
 
-def _situation(m: dict[str, Any]) -> str:
+def situation(m: Mapping[str, Any]) -> str:
+    """Where a decision was taken: the dice and the rerolls left, or the dice left to circle with."""
     dice = " ".join(m["dice"])
     if m["phase"] == "reroll":
         left = m["rolls_left"]
@@ -163,4 +170,4 @@ def _situation(m: dict[str, Any]) -> str:
     return f"dice {dice}, nothing to circle"
 
 
-__all__ = ["render_review", "replay_review"]
+__all__ = ["MARKS", "WIDTH", "render_review", "replay_review", "situation"]

@@ -122,7 +122,7 @@ Commands (first word may be abbreviated as shown in brackets):
                         the joker is used only when it is the only way.
   end              [e]  end the turn after at least one circle
   cross books      [x]  cross out a row (only when nothing can be circled)
-  hint                  suggest good moves (needs the planner)
+  hint                  suggest good moves (the planner's; alone: exact values)
   board            [b]  show the table again
   last             [l]  the recent turns again, move by move ("last 6": six turns)
   moves            [m]  list the legal commands
@@ -499,15 +499,19 @@ class TerminalGame:
             return ""
 
     def show_hint(self) -> None:
+        """The three best moves: exact values in a solo game (:mod:`.solo_hints`), else the planner's."""
+        if self.game.num_players == 1:
+            from shelfie_env.play.solo_hints import solo_hints as advise
+        else:
+            try:
+                advise = importlib.import_module("shelfie_env.bots.planner.hint").hint
+            except ModuleNotFoundError as exc:
+                if exc.name != "shelfie_env.bots.planner.hint":
+                    raise
+                self.say("Hints are not available yet in this installation.")
+                return
         try:
-            module = importlib.import_module("shelfie_env.bots.planner.hint")
-        except ModuleNotFoundError as exc:
-            if exc.name != "shelfie_env.bots.planner.hint":
-                raise
-            self.say("Hints are not available yet in this installation.")
-            return
-        try:
-            hints = module.hint(self.game.to_dict(), k=3)
+            hints = advise(self.game.to_dict(), k=3)
         except Exception as exc:  # advice must never end the game
             self.say(f"The hint engine failed: {exc}")
             return
@@ -538,6 +542,10 @@ class TerminalGame:
         self.show(status=False)
         self.say()
         self.say(final_report(self.game, self.names, self.human, self.columns()))
+        if self.game.num_players == 1:
+            from shelfie_env.play.solo_review_text import solo_end_text
+
+            self.say(solo_end_text(self.start, [a for _, a in self.moves], self.states, self.columns()))
         return 0
 
 
@@ -558,6 +566,8 @@ HINT_NOTES = {
     "if you play on as it would.",
     "rank edge": "rank edge: the planner's estimate of where you finish, from -1 (last) to +1 (first).",
     "EV ": "EV: the final score the planner expects after that move.",
+    "exact": "exact: the final score you can expect after that move if you play perfectly from then on "
+    "(the solo game is solved, so this is no estimate).",
 }
 
 
@@ -813,7 +823,7 @@ def _save(tg: TerminalGame, path: str) -> int:
     except OSError as exc:
         return fail(f"cannot save the game to {path}: {exc.strerror or exc}", "play")
     command = f"{shelfie_command()} replay {shlex.quote(path)}"
-    if tg.game.over and tg.game.num_players > 1:
+    if tg.game.over:
         tg.say(f"Saved the game to {path}; review it with: {command} --review")
     else:
         tg.say(f"Saved the game to {path}; watch it with: {command}")

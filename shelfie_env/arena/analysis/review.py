@@ -21,6 +21,9 @@ The game is replayed from its first position with the dice it had: each roll's
 faces are read from the position stored after the move that threw them (a
 reroll's new dice are the stored dice minus the kept ones), and every move must
 be legal and lead to the stored position.
+
+A solo game has no rivals and no rank reward; it is solved, so its review is exact, in expected
+final points (:mod:`.solo_review`).
 """
 
 from __future__ import annotations
@@ -158,8 +161,9 @@ def review_game(
     ``states`` the position after each of them (the dice they rolled are read from
     these). ``value`` is ``td`` (default), ``td:path=MODEL``, ``planner`` or a value
     function object. ``resigned``: the seat whose resignation ended the game after these
-    moves (it finishes last; the others are ranked by their scores then). ``ValueError``
-    says what is wrong: a game that is not over, a solo game, a move that is illegal or
+    moves (it finishes last; the others are ranked by their scores then). A solo game gets
+    the exact review of :mod:`.solo_review` (in expected final points; ``value`` is not used).
+    ``ValueError`` says what is wrong: a game that is not over, a move that is illegal or
     does not lead to the stored position.
     """
     games = _positions(initial, actions, states)
@@ -169,14 +173,14 @@ def review_game(
         raise ValueError(f"resigned must be a seat 0..{n - 1}, got {resigned!r}")
     if not final.over and resigned is None:
         raise ValueError("the game is not over: a review needs a finished game")
-    if n < 2:
-        raise ValueError(
-            "a review measures luck on the rank reward, which needs 2-4 players, not a solo game"
-        )
-    judge = value_function(value, n) if isinstance(value, str) else value
     names = list(names) if names is not None else [f"player {s + 1}" for s in range(n)]
     if len(names) != n:
         raise ValueError(f"{len(names)} names for {n} players")
+    if n == 1:  # the solo game is solved: its review is exact, whatever ``value`` says
+        from shelfie_env.arena.analysis.solo_review import review_solo
+
+        return review_solo(games, [int(a) for a in actions], names[0], resigned is not None)
+    judge = value_function(value, n) if isinstance(value, str) else value
 
     tracker = LuckTracker(judge, start)
     rolls: list[dict[str, Any]] = []
