@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from shelfie_env.game.actions import action_name
+from shelfie_env.play.solo_hints import solo_hint_answer
 from shelfie_env.play.web.refusals import GameOver, HintsUnavailable, IllegalMove, NotYourTurn, StaleMove
 from shelfie_env.play.web.schemas import HintBody, MoveBody, ResignBody
 from shelfie_env.play.web.seats import seat_holder
@@ -149,11 +150,14 @@ class Moves:
 
     # ---------------------------------------------------------------- hints
     def hint(self, game_id: str, body: HintBody) -> dict[str, Any]:
-        """Advice for the seat on turn: ``{"hints": [{action, name, value, reason}, ...]}``."""
+        """Advice for the seat on turn: ``{"hints": [{action, name, value, reason}, ...]}``; in a solo
+        game exact (:mod:`shelfie_env.play.solo_hints`): ``{"hints": [{..., "loss"}, ...], "exact": true}``."""
         advise = hint_function()
         if advise is None:
             raise HintsUnavailable("hints need the planner (shelfie_env.bots.planner.hint), which is not installed")
         state = self._hint_position(game_id, body)
+        if state["num_players"] == 1:
+            return solo_hint_answer(state, body.k)
         return {"hints": [_json_hint(h) for h in advise(state, k=body.k)]}
 
     def _hint_position(self, game_id: str, body: HintBody) -> dict[str, Any]:

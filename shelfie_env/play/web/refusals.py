@@ -102,12 +102,6 @@ class GameNotOver(GameStateConflict):
     code = "game_not_over"
 
 
-class SoloGame(GameStateConflict):
-    """A review of a game without rivals."""
-
-    code = "solo_game"
-
-
 class SeatTaken(GameStateConflict):
     """A person joining a seat another player holds, or a second seat of the same table."""
 
@@ -162,7 +156,6 @@ __all__ = [
     "Refused",
     "RematchGone",
     "SeatTaken",
-    "SoloGame",
     "StaleMove",
     "StorageBusy",
     "UnsupportedMediaType",

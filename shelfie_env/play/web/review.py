@@ -5,7 +5,8 @@ and, from ``td``'s review, each player's error rate as a rating for ``GET /api/g
 Computed on demand with ``td``'s (or, with ``?value=planner``, the planner's)
 exact search, and kept: a finished game never changes, so each game is reviewed
 once per value function. Computing a review costs about a second of CPU, so new
-reviews are limited per client address (answers from the cache are not).
+reviews are limited per client address (answers from the cache are not). A solo game's review
+is exact, in expected final points (:mod:`shelfie_env.arena.analysis.solo_review`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from shelfie_env.play import ladder_levels
 from shelfie_env.play.error_rating import JUDGE, error_ratings
 from shelfie_env.play.replay import seat_names
 from shelfie_env.play.web.guard import RateLimiter
-from shelfie_env.play.web.refusals import BadRequest, DamagedGame, GameNotOver, SoloGame
+from shelfie_env.play.web.refusals import BadRequest, DamagedGame, GameNotOver
 from shelfie_env.play.web.service import GameService
 
 REVIEWS_PER_MINUTE = 6.0
@@ -52,7 +53,7 @@ class GameReviews:
 
     def review(self, game_id: str, value: str = "td") -> dict[str, Any]:
         """The review of finished game ``game_id`` by ``value`` (refused: an unknown value, an
-        unknown game, a game not over, a solo game)."""
+        unknown game, a game not over); a solo game's review is exact whatever ``value`` says."""
         check_value(value)
         key = (game_id, value)
         with self._lock:
@@ -91,8 +92,6 @@ class GameReviews:
         except GameNotOver:
             raise GameNotOver("a game can be reviewed once it is over (played to the end or resigned)") from None
         players = len(replay["seats"])
-        if players < 2:
-            raise SoloGame("a solo game has no review: luck is measured against rivals")
         try:
             review = review_game(
                 replay["initial_state"],

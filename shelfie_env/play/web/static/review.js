@@ -1,6 +1,7 @@
 /* The review of a finished game, on the end screen: each turn's luck, each player's result
    with and without the luck, and the three biggest mistakes with the better move
-   (GET /api/games/{id}/review). Shown once the result panel is; computed when asked for. */
+   (GET /api/games/{id}/review). Shown once the result panel is; computed when asked for, and at
+   once for a solo game, whose review is exact (the score against E*, the loss per decision). */
 "use strict";
 
 (() => {
@@ -17,7 +18,12 @@
     const result = $("result");
     const review = $("review");
     if (!result || !review) return;
-    const sync = () => review.classList.toggle("hidden", result.classList.contains("hidden"));
+    const sync = () => {
+      review.classList.toggle("hidden", result.classList.contains("hidden"));
+      const solo = review.dataset.players === "1";
+      $("review-value").parentElement.classList.toggle("hidden", solo); // a solo review is exact
+      if (solo && !review.classList.contains("hidden") && document.body.dataset.review === undefined) load();
+    };
     new MutationObserver(sync).observe(result, { attributes: true, attributeFilter: ["class"] });
     sync();
   }
@@ -130,16 +136,66 @@
       played.append(el("span", "label", "Played "), el("strong", "played", m.played));
       const better = el("div", "mistake-better");
       better.append(el("span", "label", "Better "), el("strong", "better", m.better));
-      li.append(played, better, el("div", "mistake-cost",
-        "Cost " + fixed(m.regret, 3) + winPoints(m.regret, review.num_players)));
+      li.append(played, better, el("div", "mistake-cost", review.num_players === 1
+        ? "Cost " + fixed(m.regret, 2) + " expected final points (" + fixed(m.value, 2) + " instead of " +
+          fixed(m.best_value, 2) + ")"
+        : "Cost " + fixed(m.regret, 3) + winPoints(m.regret, review.num_players)));
       list.appendChild(li);
     }
     return list;
   }
 
+  /** A solo game's exact review: the score against E*, what the dice gave and what the decisions
+      cost, the loss per decision, each turn's luck and the biggest mistakes, in expected final points. */
+  function renderSolo(review) {
+    const body = $("review-body");
+    const p = review.players[0];
+    body.appendChild(el("p", "review-unit",
+      "The solo game is solved: every value here is exact, in " + review.unit + "."));
+    body.appendChild(el("h3", null, "Against perfect play"));
+    const table = el("table", "review-table");
+    table.id = "review-solo";
+    const fresh = Math.abs(review.start_value - review.optimum) < 1e-9;
+    const rows = [
+      [p.resigned ? "Score (resigned)" : "Score", String(p.score)],
+      ["E*: perfect play's average from the empty shelf", fixed(review.optimum, 2)],
+      ...(fresh ? [] : [["The first position's value", fixed(review.start_value, 2)]]),
+      ["Luck of the dice", signed(p.luck)],
+      ["Lost by the decisions", fixed(p.regret, 2)],
+      ["Loss per decision", fixed(p.loss_per_decision, 3)],
+      ["Decisions", String(p.decisions)],
+      ["Mistakes (" + review.thresholds.mistake + " points or more)", String(p.mistakes)],
+      ["Blunders (" + review.thresholds.blunder + " points or more)", String(p.blunders)],
+    ];
+    const tbody = table.appendChild(el("tbody"));
+    for (const [label, value] of rows) {
+      const tr = tbody.appendChild(el("tr"));
+      tr.append(el("th", null, label), el("td", null, value));
+    }
+    body.appendChild(el("div", "result-wrap")).appendChild(table);
+    body.appendChild(el("p", "muted review-note", p.resigned
+      ? "The game was resigned: the score is the one it had then."
+      : "The score is " + (fresh ? "E*" : "the first position's value") + " plus the luck of the dice minus " +
+        "what the decisions lost. A decision's loss: the best move's value minus the value of the move played."));
+    body.appendChild(el("h3", null, "Luck per turn"));
+    body.appendChild(el("div", "result-wrap")).appendChild(luckTable(review));
+    body.appendChild(el("p", "muted review-note",
+      "A turn's luck: the value after its rolls minus the average over everything they could have shown. " +
+      "+ lucky, − unlucky (" + review.thresholds.lucky + " points or more either way); ++ / −− very (" +
+      review.thresholds.very_lucky + " or more)."));
+    body.appendChild(el("h3", null, review.mistakes.length ? "Biggest mistakes" : "No mistakes"));
+    if (review.mistakes.length) body.appendChild(mistakesList(review));
+    else body.appendChild(el("p", null, "Every move played was a best move."));
+    body.classList.remove("hidden");
+  }
+
   function render(review) {
     const body = $("review-body");
     body.replaceChildren();
+    if (review.num_players === 1) {
+      renderSolo(review);
+      return;
+    }
     const by = review.value === "planner" ? "the planner's" : review.value + "'s";
     body.appendChild(el("p", "review-unit",
       "Values by " + by + " exact search over the dice, in units of " + review.unit + "."));
@@ -216,7 +272,7 @@
       const review = await api("GET", "/api/games/" + encodeURIComponent(gameId) + "/review?value=" +
         encodeURIComponent(value));
       render(review);
-      if (value === "td") await loadErrorRating();
+      if (value === "td" && review.num_players > 1) await loadErrorRating();
       button.classList.add("hidden");
       document.body.dataset.review = "shown";
     } catch (err) {

@@ -391,6 +391,7 @@
     for (let c = 0; c < 5; c++) line(el("th", null, "column " + (c + 1)), breakdown.map((b) => b.cols[c]));
     line(el("th", null, "Total"), scores, "total");
     $("replay").href = "/api/games/" + encodeURIComponent(gameId) + "/replay";
+    $("review").dataset.players = String(view.seats.length); // a solo game's exact review opens by itself
     renderRatings();
   }
 
@@ -794,8 +795,14 @@
     return 2;
   }
 
+  /** A solo hint is exact (``answer.exact``): its value, the move's reroll in words, no estimate. */
+  function exactHint(h) {
+    return { kind: "exact", figure: h.value, reason: (h.reason || "").replace(/\s*\(exact: [^)]*\)\s*$/, "") };
+  }
+
   function estimateText(kind, figure, decimals) {
     const x = fixed(figure, decimals);
+    if (kind === "exact") return "worth " + x + " points expected at the end";
     if (kind === "points") return "about " + x + " points expected at the end";
     if (kind === "win") return "about " + x + "% chance to win";
     return "expected to finish ahead of about " + x + "% of the other players";
@@ -807,6 +814,8 @@
     rank: "With several rivals the planner estimates where you would finish: " +
       "the share of the other players you would end ahead of, on average, after this move.",
     points: "Playing alone, the planner estimates the final score you would reach on average after this move.",
+    exact: "Playing alone, the values are exact: the solo game is solved, so each is the final score you " +
+      "can expect after the move if you play perfectly from then on.",
   };
 
   async function showHints() {
@@ -818,8 +827,9 @@
       const answer = await api("POST", "/api/games/" + encodeURIComponent(gameId) + "/hint",
         seatBody({ k: 3 }));
       const kinds = new Set();
-      const plain = answer.hints.map(plainHint);
-      const decimals = separatingDecimals(plain.filter((w) => w.kind).map((w) => w.figure));
+      const plain = answer.hints.map(answer.exact ? exactHint : plainHint);
+      const figures = plain.filter((w) => w.kind).map((w) => w.figure);
+      const decimals = answer.exact ? Math.max(2, separatingDecimals(figures)) : separatingDecimals(figures);
       answer.hints.forEach((h, i) => {
         const words = plain[i];
         if (words.kind) kinds.add(words.kind);
@@ -828,8 +838,12 @@
         if (words.kind) {
           li.appendChild(el("span", "hint-estimate", " — " + estimateText(words.kind, words.figure, decimals)));
         }
-        if (words.reason) li.appendChild(el("span", "hint-reason", ". Why: " + words.reason + "."));
-        if (h.value !== null) li.title = "planner value " + fixed(h.value, 4);
+        if (answer.exact) {
+          li.appendChild(el("span", "hint-loss", h.loss > 0 ? " (" + fixed(h.loss, decimals) + " less than the best)"
+            : " (the best)"));
+          if (words.reason) li.appendChild(el("span", "hint-reason", ": " + words.reason + "."));
+        } else if (words.reason) li.appendChild(el("span", "hint-reason", ". Why: " + words.reason + "."));
+        if (h.value !== null) li.title = (answer.exact ? "exact value " : "planner value ") + fixed(h.value, 4);
         const play = el("button", "play-hint", "Play this");
         play.type = "button";
         play.addEventListener("click", () => act(h.action));
