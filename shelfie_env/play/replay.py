@@ -5,7 +5,8 @@ format, and how tolerantly it is read: :mod:`shelfie_env.play.replay_format`). E
 move is checked against the rules and the stored positions
 (:mod:`shelfie_env.game.replay_check`); the first that fails stops the replay with its
 number and why. ``--review`` adds the review of :mod:`shelfie_env.play.review_text`, with
-each player's error rate as a rating (:mod:`shelfie_env.play.error_rating`).
+each player's error rate as a rating (:mod:`shelfie_env.play.error_rating`); a solo game's is
+exact (:mod:`shelfie_env.play.solo_review_text`).
 """
 
 from __future__ import annotations
@@ -47,14 +48,16 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
         "--review",
         action="store_true",
         help="after the replay, review the game: each turn's luck, each player's luck-adjusted result, "
-        "the three biggest mistakes with the better move (a finished game of 2-4 players)",
+        "the three biggest mistakes with the better move (a finished game; a solo game's review is exact: "
+        "the score against E*, the expected points lost per decision)",
     )
     parser.add_argument(
         "--review-value",
         type=review_value,
         default="td",
         metavar="VALUE",
-        help="whose exact search the review values positions with: td (default), planner, or td:path=MODEL",
+        help="whose exact search the review values positions with: td (default), planner, or td:path=MODEL "
+        "(a solo game is valued by the solved game)",
     )
 
 
