@@ -93,3 +93,26 @@ def test_random_draws_a_seed_per_position_and_reproduces() -> None:
     assert first["ci95"][0] <= exact <= first["ci95"][1]
     named = error_rates("random:seed=7", 2, positions=records)
     assert named["losses"] != first["losses"]
+
+
+def test_solo_error_rates_are_exact_points() -> None:
+    perfect = error_rates("solo-optimal", players=1)
+    assert perfect["exact"] and perfect["units"] == "expected final points"
+    assert perfect["error_rate"] < 1e-9 and perfect["best_share"] == 1.0 and perfect["positions"] >= 1000
+    assert (perfect["large_threshold"], perfect["huge_threshold"]) == (0.5, 2.0)
+    greedy = error_rates("greedy", players=1)
+    assert 0 < greedy["error_rate"] and greedy["ci95"][0] > 0
+    assert greedy["huge_share"] <= greedy["large_share"] < 1
+
+
+def test_solo_and_rival_positions_do_not_mix() -> None:
+    recs = _records()
+    solo = [{**r, "players": 1} for r in recs[:1]]
+    with pytest.raises(ValueError, match="give one table size"):
+        error_rates(Lowest(), players=None, positions=solo + recs)
+
+
+def test_errors_command_at_one_player_says_points_and_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["errors", "greedy", "--players", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "points [" in out and "(solo, exact labels)" in out

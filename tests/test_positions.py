@@ -94,7 +94,7 @@ def test_three_and_four_players_label_with_twice_the_rollouts() -> None:
 def test_the_shipped_set_is_whole_and_every_label_matches_its_position() -> None:
     records = load_positions()  # the file shipped with the package
     assert len({r["id"] for r in records}) == len(records)
-    count = {(p, part): 0 for p in (2, 3, 4) for part in ("test", "selection")}
+    count = {(p, part): 0 for p in (1, 2, 3, 4) for part in ("test", "selection")}
     for r in records:
         count[(r["players"], r["part"])] += 1
         game = Game.from_dict(r["state"])
@@ -112,3 +112,17 @@ def test_the_shipped_set_is_whole_and_every_label_matches_its_position() -> None
     assert count[(2, "test")] >= 1500 and count[(2, "selection")] >= 500
     assert count[(3, "test")] >= 500 and count[(4, "test")] >= 500
     assert count[(3, "selection")] >= 100 and count[(4, "selection")] >= 100
+    assert count[(1, "test")] >= 1000 and count[(1, "selection")] >= 300
+
+
+def test_solo_positions_carry_their_exact_values() -> None:
+    from shelfie_env.solo.table import shipped_table
+    from shelfie_env.solo.turn import SoloTurn
+
+    records = load_positions(None, players=1, part="test")
+    assert {r["phase"] for r in records} == {"reroll", "circle", "cross"}
+    for r in records[:60]:
+        label = r["label"]
+        assert label["policy"] == "exact" and max(label["se"]) == 0
+        values = SoloTurn(shipped_table(), Game.from_dict(r["state"])).action_values()
+        assert label["value"] == pytest.approx([values[a] for a in label["actions"]], abs=1e-9)

@@ -257,3 +257,12 @@ def test_the_table_is_package_data() -> None:
     ref = resources.files("shelfie_env.data").joinpath("solo").joinpath("solo_table.npz")
     with resources.as_file(ref) as path:
         assert read_table(path, DEFAULT_POINTS).optimum == optimum()
+
+
+def test_the_compiled_twin_plays_to_the_optimum() -> None:
+    simulate = pytest.importorskip("shelfie_env.solo.simulate")
+    scores = simulate.optimal_scores(4000, seed=11)
+    assert (scores == simulate.optimal_scores(4000, seed=11)).all()  # a seed gives the same games
+    se = scores.std(ddof=1) / np.sqrt(len(scores))
+    assert abs(scores.mean() - optimum()) < 4 * se, (scores.mean(), se)
+    assert scores.min() >= 0 and scores.max() <= 190

@@ -49,7 +49,7 @@ PROTOCOLS = {
         "evaluation": "the task's score alone: shelfie_env.arena.rate on the shipped ladder of the table size "
         "(duplicate, luck-corrected, test deals) or, on solo, the mean final score over the test deals",
         "metrics": "rating with its 95% interval, or mean score with its 95% interval; normalized 0 (random) "
-        "to 100 (the top level, or the best reference bot on solo)",
+        "to 100 (the top level, or optimal play, E*, on solo)",
     },
     PLAIN: {
         "evaluation": "plain arena games, seats rotated, common dice",

@@ -12,10 +12,12 @@ learner's rating on that table size's ladder (:func:`shelfie_env.arena.rate`, wi
 at two players the luck-corrected score rate against ``greedy`` stands beside it. The score of ``solo`` is
 the mean final score on the ``test`` deals with its 95 % interval.
 
-Every task also has a **normalized score**, 0 for ``random`` and 100 for the task's best bot, so tasks
+Every task also has a **normalized score**, 0 for ``random`` and 100 for the task's top, so tasks
 aggregate: on a ladder, ``100 x (rating - random's) / (the top level's - random's)`` with the two
-ratings fixed per table size (:data:`~shelfie_env.arena.task_score.RATING_ENDS`); on ``solo``, ``100 x (mean - random's) / (best's - random's)`` with the
-reference means measured on the ``test`` deals (package data, :mod:`shelfie_env.arena.solo_score`).
+ratings fixed per table size (:data:`~shelfie_env.arena.task_score.RATING_ENDS`); on ``solo``,
+``100 x (mean - random's) / (E* - random's)`` with random's mean measured on the ``test`` deals
+(package data) and E* the solo game's exact optimum (:mod:`shelfie_env.arena.solo_score`,
+:mod:`shelfie_env.solo`).
 Both live with the evaluation code (:mod:`shelfie_env.arena.task_score`).
 """
 
@@ -100,7 +102,7 @@ def normalization(t: Task) -> str:
         low, high = ladder_ends(t.players)
         return (f"100 x (rating - {low:g}) / ({high:g} - {low:g}), fixed: random's and {top_name(t.players)}'s "
                 f"ratings on the {t.players}-player ladder the baseline was scored on")
-    return "100 x (mean score - random's) / (best reference bot's - random's), test deals"
+    return "100 x (mean score - random's) / (E* - random's), test deals (E*: the exact optimum)"
 
 
 def top_name(players: int) -> str:

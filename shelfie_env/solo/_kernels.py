@@ -263,3 +263,165 @@ def solve_layer(
             values[i] = turn_value(st, values, symmetric, tabs, scratch)
             counts[c] += 1
     return counts.sum()
+
+
+# --------------------------------------------------------------------------- optimal play, game by game
+@njit(cache=True)
+def _submax(ek: np.ndarray, best: np.ndarray, parent: np.ndarray) -> None:
+    """``best[k]``: the largest ``ek`` over the sub-multisets of keep ``k`` (keeps ordered by size)."""
+    for k in range(ek.shape[0]):
+        m = ek[k]
+        for f in range(6):
+            p = parent[k, f]
+            if p >= 0 and best[p] > m:
+                m = best[p]
+        best[k] = m
+
+
+@njit(cache=True)
+def _code(counts: np.ndarray) -> int:
+    c = 0
+    for f in range(6):
+        c = c * 7 + counts[f]
+    return c
+
+
+@njit(cache=True)
+def _best_keep(dice: np.ndarray, ek: np.ndarray, keep_code: np.ndarray, kept: np.ndarray) -> float:
+    """The best proper sub-multiset of ``dice`` by ``ek``, written to ``kept``; returns its value."""
+    best = NEG
+    sub = np.zeros(6, dtype=np.int64)
+    total = 1
+    for f in range(6):
+        total *= dice[f] + 1
+    for n in range(total - 1):  # the last combination is every die: stopping, not a reroll
+        x = n
+        for f in range(5, -1, -1):
+            sub[f] = x % (dice[f] + 1)
+            x //= dice[f] + 1
+        v = ek[keep_code[_code(sub)]]
+        if v > best:
+            best = v
+            for f in range(6):
+                kept[f] = sub[f]
+    return best
+
+
+@njit(cache=True)
+def play_games(
+    n_games: int,
+    seed: int,
+    values: np.ndarray,
+    symmetric: bool,
+    tabs: tuple,  # type: ignore[type-arg]
+    final_code: np.ndarray,
+    keep_code: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Play ``n_games`` solo games optimally against the table on dice from ``seed``; scores into ``out``.
+
+    Each turn: the placements are valued (the best set a roll can circle, else the best cross-out),
+    the rerolls by the same backward pass as :func:`turn_value`; every choice takes the option of
+    highest value (stopping on a tie).
+    """
+    binom, row_score, col_score, set_rows, set_masks, feas_ptr, feas_idx, child, parent, keep_of_final = tabs
+    np.random.seed(seed)
+    n_sets = set_masks.shape[0]
+    n_final = feas_ptr.shape[0] - 1
+    n_keep = child.shape[0]
+    val = np.empty(n_sets)
+    w = np.empty(n_final)
+    v1 = np.empty(n_final)
+    ek1 = np.empty(n_keep)
+    ek2 = np.empty(n_keep)
+    best = np.empty(n_keep)
+    nst = np.empty(5, dtype=np.int64)
+    circ = np.empty(5, dtype=np.int64)
+    st = np.empty(5, dtype=np.int64)
+    dice = np.empty(6, dtype=np.int64)
+    kept = np.empty(6, dtype=np.int64)
+    for g in range(n_games):
+        for r in range(5):
+            st[r] = 0
+        while True:
+            # values of the turn's placements and keeps from this board
+            free = 0
+            for r in range(5):
+                if st[r] < CLOSED_BASE:
+                    free |= (31 & ~st[r]) << (5 * r)
+            for t in range(n_sets):
+                if set_masks[t] & ~free:
+                    val[t] = NEG
+                    continue
+                for r in range(5):
+                    b = set_rows[t, r]
+                    ns = st[r] | b
+                    nst[r] = FULL_ROW if (b != 0 and ns == 31) else ns
+                val[t] = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
+            cross_best = NEG
+            cross_row = -1
+            for r in range(5):
+                if st[r] < CLOSED_BASE:
+                    for q in range(5):
+                        nst[q] = st[q]
+                    nst[r] = CLOSED_BASE + st[r]
+                    x = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
+                    if x > cross_best:
+                        cross_best = x
+                        cross_row = r
+            for d in range(n_final):
+                m = NEG
+                for k in range(feas_ptr[d], feas_ptr[d + 1]):
+                    if val[feas_idx[k]] > m:
+                        m = val[feas_idx[k]]
+                w[d] = cross_best if m == NEG else m
+            _keep_values(w, ek1, child, keep_of_final)
+            _submax(ek1, best, parent)
+            for d in range(n_final):
+                k = keep_of_final[d]
+                m = w[d]
+                for f in range(6):
+                    p = parent[k, f]
+                    if p >= 0 and best[p] > m:
+                        m = best[p]
+                v1[d] = m
+            _keep_values(v1, ek2, child, keep_of_final)
+            # the turn: roll, up to two rerolls, then place
+            for f in range(6):
+                dice[f] = 0
+            for _i in range(6):
+                dice[np.random.randint(0, 6)] += 1
+            for ek in (ek2, ek1):
+                stop = w[final_code[_code(dice)]]
+                if _best_keep(dice, ek, keep_code, kept) <= stop:
+                    break
+                rolled = 6
+                for f in range(6):
+                    dice[f] = kept[f]
+                    rolled -= kept[f]
+                for _i in range(rolled):
+                    dice[np.random.randint(0, 6)] += 1
+            d = final_code[_code(dice)]
+            pick = -1
+            m = NEG
+            for k in range(feas_ptr[d], feas_ptr[d + 1]):
+                if val[feas_idx[k]] > m:
+                    m = val[feas_idx[k]]
+                    pick = feas_idx[k]
+            if pick >= 0:
+                for r in range(5):
+                    if set_rows[pick, r] != 0:
+                        ns = st[r] | set_rows[pick, r]
+                        st[r] = FULL_ROW if ns == 31 else ns
+            else:
+                st[cross_row] = CLOSED_BASE + st[cross_row]
+            closed = 0
+            for r in range(5):
+                if st[r] >= CLOSED_BASE:
+                    closed += 1
+                    circ[r] = st[r] - CLOSED_BASE
+                else:
+                    circ[r] = st[r]
+            if closed >= 2:
+                out[g] = shelf_score(circ, row_score, col_score)
+                break

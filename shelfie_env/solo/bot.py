@@ -21,6 +21,9 @@ class SoloOptimalBot:
     def __init__(self, table: SoloTable | None = None) -> None:
         self.table = table or shipped_table()
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> SoloOptimalBot:
+        return SoloOptimalBot(self.table)  # it keeps no state; the table is read-only and shared
+
     def action_values_game(self, game: Game) -> dict[int, float]:
         """Expected final score of every legal action (optimal play afterwards)."""
         if game.num_players != 1:

@@ -46,11 +46,13 @@ def _states_of(circled: np.ndarray, crossed: np.ndarray) -> np.ndarray:
     return np.where(closed, CLOSED_BASE + c, c)
 
 
-def end_values(table: SoloTable, scores: ScoreTable, circled: np.ndarray, crossed: int) -> np.ndarray:
+def end_values(
+    table: SoloTable, scores: ScoreTable, circled: np.ndarray, crossed: int | np.ndarray
+) -> np.ndarray:
     """What each shelf is worth when the turn ends on it: its score once two rows are closed, else the
     table's value."""
     circled = np.asarray(circled, dtype=np.int64)
-    states = _states_of(circled, np.full(circled.shape, crossed, dtype=np.int64))
+    states = _states_of(circled, np.broadcast_to(np.asarray(crossed, dtype=np.int64), circled.shape))
     over = (states >= CLOSED_BASE).sum(axis=1) >= 2
     out = np.empty(len(circled))
     if over.any():
@@ -75,19 +77,17 @@ class SoloTurn:
         self.crossed = game.crossed[0]
         self.free = ~(self.circled | self.crossed) & ((1 << 25) - 1)
 
-    def _end(self, circled: np.ndarray, crossed: int | None = None) -> np.ndarray:
-        return end_values(self.table, self.scores, circled, self.crossed if crossed is None else crossed)
+    def _end(self, circled: np.ndarray) -> np.ndarray:
+        return end_values(self.table, self.scores, circled, self.crossed)
 
     def cross_values(self) -> dict[int, float]:
         """Value of crossing out each row that has a free cell."""
-        out = {}
-        for r in range(5):
-            row_free = self.free >> (5 * r) & 31
-            if row_free:
-                out[CROSS_BASE + r] = float(
-                    self._end(np.array([self.circled]), self.crossed | row_free << (5 * r))[0]
-                )
-        return out
+        rows = [r for r in range(5) if self.free >> (5 * r) & 31]
+        if not rows:
+            return {}
+        crossed = np.array([self.crossed | (self.free & 31 << (5 * r)) for r in rows], dtype=np.int64)
+        vals = end_values(self.table, self.scores, np.full(len(rows), self.circled, dtype=np.int64), crossed)
+        return {CROSS_BASE + r: float(v) for r, v in zip(rows, vals)}
 
     def placement_values(self) -> np.ndarray:
         """``W[m]``: the value of the best placement of final dice ``m`` (462) from this board."""
@@ -120,10 +120,11 @@ class SoloTurn:
         """Value of every legal circle (then the best way to finish the turn) and of ending the turn."""
         game = self.game
         room = MAX_CIRCLES - game.circles - 1
-        out = {}
+        actions, groups = [], []
         for a in game.legal_actions():
+            actions.append(a)
             if a == END_TURN:
-                out[a] = float(self._end(np.array([self.circled]))[0])
+                groups.append(np.zeros(1, dtype=np.int64))
                 continue
             rest, bit = circle_outcome(game, a)
             sets = [np.array([bit], dtype=np.int64)]
@@ -131,7 +132,12 @@ class SoloTurn:
                 ok = feasible_matrix(np.array([rest]))[0] & (SET_SIZES <= room)
                 ok &= (SET_MASKS & ~(self.free & ~bit)) == 0
                 sets.append(bit | SET_MASKS[ok])
-            out[a] = float(self._end(self.circled | np.concatenate(sets)).max())
+            groups.append(np.concatenate(sets))
+        vals = self._end(self.circled | np.concatenate(groups))
+        out, i = {}, 0
+        for a, g in zip(actions, groups):
+            out[a] = float(vals[i : i + len(g)].max())
+            i += len(g)
         return out
 
     def action_values(self) -> dict[int, float]:

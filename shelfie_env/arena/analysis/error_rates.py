@@ -2,7 +2,9 @@
 
 On every labelled position (:mod:`.positions`) the bot chooses an action; its **loss** is the
 rollout value of the best action minus that of the chosen one (rank-reward units for the player
-on turn: at two players 0.01 is half a point of score rate in one decision). The **error rate**
+on turn: at two players 0.01 is half a point of score rate in one decision). Solo positions are
+labelled exactly from the solo table, so there a loss is expected final points given away, with
+no label noise. The **error rate**
 is the mean loss over the positions, with a 95 % interval over positions, by phase, by table size,
 and the shares of large errors (losses above :data:`LARGE` and above :data:`HUGE`).
 
@@ -34,11 +36,19 @@ from shelfie_env.game.engine import Game
 
 LARGE = 0.1
 HUGE = 0.25
-"""The two thresholds of the large-error shares: losses above 0.1 and above 0.25 (a blunder)."""
-"""A large error: a decision that loses more than this (rank reward; at two players 5 points of score rate)."""
+"""The two thresholds of the large-error shares at 2-4 players: losses above 0.1 and above 0.25 (a
+blunder), in rank reward (at two players 0.1 is 5 points of score rate)."""
+SOLO_LARGE = 0.5
+SOLO_HUGE = 2.0
+"""The same at one player, where a loss is expected final points: above 0.5 and above 2 points."""
 
 
-def _summary(losses: np.ndarray) -> dict[str, Any]:
+def thresholds(players: int | None) -> tuple[float, float]:
+    """The large and huge loss thresholds at ``players`` (points at one player, rank reward else)."""
+    return (SOLO_LARGE, SOLO_HUGE) if players == 1 else (LARGE, HUGE)
+
+
+def _summary(losses: np.ndarray, large: float = LARGE, huge: float = HUGE) -> dict[str, Any]:
     n = len(losses)
     sd = float(losses.std(ddof=1)) if n > 1 else float("nan")
     mean = float(losses.mean()) if n else float("nan")
@@ -46,8 +56,8 @@ def _summary(losses: np.ndarray) -> dict[str, Any]:
         "positions": n,
         "error_rate": mean,
         "ci95": [mean - 1.96 * sd / np.sqrt(n), mean + 1.96 * sd / np.sqrt(n)] if n > 1 else [mean, mean],
-        "large_share": float((losses > LARGE).mean()) if n else float("nan"),
-        "huge_share": float((losses > HUGE).mean()) if n else float("nan"),
+        "large_share": float((losses > large).mean()) if n else float("nan"),
+        "huge_share": float((losses > huge).mean()) if n else float("nan"),
     }
 
 
@@ -75,8 +85,11 @@ def error_rates(
         source = "records"
     if not records:
         raise ValueError(f"no labelled {part} positions at {players} players in {source}")
+    here = sorted({r["players"] for r in records})
+    if 1 in here and len(here) > 1:
+        raise ValueError("solo losses are points and the others rank reward: give one table size")
     name = bot if isinstance(bot, str) else getattr(bot, "name", type(bot).__name__)
-    bots = _bots(bot, sorted({r["players"] for r in records}))
+    bots = _bots(bot, here)
     losses, best, phases, sizes, clock = [], [], [], [], []
     for rec in records:
         lab = rec["label"]
@@ -89,21 +102,31 @@ def error_rates(
         v = np.array(lab["value"])
         i = lab["actions"].index(action)
         losses.append(float(v.max() - v[i]))
-        best.append(i == int(np.argmax(v)))
+        if lab.get("policy") == "exact":  # exact values: a tie with the best is a best action
+            best.append(bool(v[i] >= v.max() - 1e-9))
+        else:
+            best.append(i == int(np.argmax(v)))
         phases.append(rec["phase"])
         sizes.append(rec["players"])
     loss = np.array(losses)
+    large, huge = thresholds(sizes[0])
     out: dict[str, Any] = {"bot": name, "players": players, "part": part, "positions_file": source}
-    out.update(_summary(loss))
-    out["large_threshold"] = LARGE
-    out["huge_threshold"] = HUGE
+    out.update(_summary(loss, large, huge))
+    out["units"] = "expected final points" if sizes[0] == 1 else "rank reward"
+    out["exact"] = all(rec["label"].get("policy") == "exact" for rec in records)
+    out["large_threshold"] = large
+    out["huge_threshold"] = huge
     out["best_share"] = float(np.mean(best))
     out["ms_per_decision"] = 1000 * float(np.mean(clock))
     out["ms_median"] = 1000 * float(np.median(clock))
     out["by_phase"] = {
-        ph: _summary(loss[[p == ph for p in phases]]) for ph in ("reroll", "circle", "cross") if ph in phases
+        ph: _summary(loss[[p == ph for p in phases]], large, huge)
+        for ph in ("reroll", "circle", "cross")
+        if ph in phases
     }
-    out["by_players"] = {str(n): _summary(loss[[s == n for s in sizes]]) for n in sorted(set(sizes))}
+    out["by_players"] = {
+        str(n): _summary(loss[[s == n for s in sizes]], large, huge) for n in sorted(set(sizes))
+    }
     out["losses"] = {rec["id"]: round(x, 5) for rec, x in zip(records, losses)}
     return out
 
@@ -151,9 +174,13 @@ def _fresh(prototype: Bot, build: Callable[[], Bot]) -> Callable[[str], Bot]:
 def format_report(r: dict[str, Any]) -> str:
     """A few lines of text of an :func:`error_rates` result."""
     lo, hi = r["ci95"]
+    solo = r.get("units") == "expected final points"
+    unit = " points" if solo else ""
+    labels = "exact labels" if r.get("exact") else "rollout labels"
+    table = "solo" if r["players"] == 1 else f"{r['players'] or 'all'} players"
     lines = [
-        f"{r['bot']}: error rate {r['error_rate']:.4f} [{lo:.4f}, {hi:.4f}] per decision over "
-        f"{r['positions']} {r['part']} positions ({r['players'] or 'all'} players); "
+        f"{r['bot']}: error rate {r['error_rate']:.4f}{unit} [{lo:.4f}, {hi:.4f}] per decision over "
+        f"{r['positions']} {r['part']} positions ({table}, {labels}); "
         f"losses > {r['large_threshold']} {100 * r['large_share']:.1f} % and > {r['huge_threshold']} "
         f"{100 * r['huge_share']:.1f} % of decisions, the label's best {100 * r['best_share']:.1f} %, "
         f"{r['ms_median']:.1f} ms a decision (median)"
@@ -167,7 +194,9 @@ def format_report(r: dict[str, Any]) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bot", metavar="BOT", help="a bot spec, e.g. td, planner, td:depth=2")
-    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="table size (default 2)")
+    parser.add_argument(
+        "--players", type=int, default=2, choices=(1, 2, 3, 4), help="table size (default 2; 1: exact solo labels)"
+    )
     parser.add_argument(
         "--part", default="test", choices=("test", "selection"), help="positions part (default test)"
     )

@@ -50,11 +50,13 @@ from shelfie_env.game.dice import DiceTape
 from shelfie_env.game.engine import PHASES, Game
 
 MIX: dict[int, tuple[str, ...]] = {
+    1: ("planner", "greedy", "ppo"),
     2: ("td", "planner", "greedy", "ppo"),
     3: ("td", "planner", "greedy"),
     4: ("td", "planner", "greedy"),
 }
-"""The bots a seat is drawn from, by table size (``ppo`` plays two-player games only)."""
+"""The bots a seat is drawn from, by table size (``td`` plays no solo games, ``ppo`` no games of three or
+four)."""
 
 PER_GAME = 2
 """Decisions drawn from each game."""
@@ -63,11 +65,17 @@ LABEL = {"rollouts": 16, "extra": 48, "focus": 4, "policy": "td"}
 """The labelling settings of the shipped set at two players: every action 16 rollouts, the 4 best
 48 more."""
 
+EXACT = {"rollouts": 0, "extra": 0, "focus": 0, "policy": "exact"}
+"""The solo labels' settings: no rollouts, every action's value read from the solo table
+(:mod:`shelfie_env.solo`), in expected final points."""
+
 LABEL_BY_PLAYERS: dict[int, dict[str, Any]] = {
-    players: {**LABEL, "rollouts": 32, "extra": 96} for players in (3, 4)
+    1: EXACT,
+    **{players: {**LABEL, "rollouts": 32, "extra": 96} for players in (3, 4)},
 }
 """Table sizes whose shipped labels take other settings: at three and four players, whose ladders
-are read from fewer positions, every action gets 32 rollouts and the 4 best 96 more (docs/errors.md)."""
+are read from fewer positions, every action gets 32 rollouts and the 4 best 96 more (docs/errors.md);
+solo positions are labelled exactly (:data:`EXACT`)."""
 
 
 def label_settings(players: int) -> dict[str, Any]:
@@ -132,7 +140,7 @@ def draw_positions(players: int, part: str, count: int, per_game: int = PER_GAME
     if part not in DEAL_SETS:
         raise ValueError(f"part must be {' or '.join(map(repr, DEAL_SETS))}, got {part!r}")
     if players not in MIX:
-        raise ValueError(f"positions are drawn at 2-4 players, got {players!r}")
+        raise ValueError(f"positions are drawn at 1-4 players, got {players!r}")
     start, made, i = deal_start(part), 0, 0
     while made < count:
         for rec in game_positions(players, start + i, per_game):
@@ -144,12 +152,39 @@ def draw_positions(players: int, part: str, count: int, per_game: int = PER_GAME
         i += 1
 
 
+def exact_label(rec: dict[str, Any]) -> dict[str, Any]:
+    """``rec`` (a solo position) with its exact ``label``: every legal action's expected final score
+    under optimal play afterwards (the solo table), with zero standard errors."""
+    from shelfie_env.solo.table import shipped_table
+    from shelfie_env.solo.turn import SoloTurn
+
+    game = Game.from_dict(rec["state"])
+    values = SoloTurn(shipped_table(), game).action_values()
+    actions = sorted(values)
+    zeros = [0.0] * len(actions)
+    label = {
+        **{k: EXACT[k] for k in ("policy", "rollouts", "extra", "focus")},
+        "actions": actions,
+        "value": [values[a] for a in actions],
+        "se": zeros,
+        "raw": [values[a] for a in actions],
+        "raw_se": zeros,
+        "gap_se": zeros,
+        "rollouts_per_action": [0] * len(actions),
+    }
+    return {**rec, "label": label}
+
+
 def label_position(
-    rec: dict[str, Any], policy: BasePolicy, settings: dict[str, Any] | None = None
+    rec: dict[str, Any], policy: BasePolicy | None, settings: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """``rec`` with its ``label`` (every legal action's rollout value; ``settings`` default to the
-    shipped set's at the position's table size)."""
+    """``rec`` with its ``label`` (every legal action's rollout value, or its exact value when the
+    settings say ``exact``; ``settings`` default to the shipped set's at the position's table size)."""
     settings = label_settings(rec["players"]) if settings is None else settings
+    if settings["policy"] == "exact":
+        return exact_label(rec)
+    if policy is None:
+        raise ValueError("rollout labels need a rollout policy")
     game = Game.from_dict(rec["state"])
     seed = rollout_seed(rec["deal"], rec["decision"])
     rv = rollout_values(
@@ -229,7 +264,7 @@ def label_file(
     p = Path(out)
     done = {r["id"] for r in load_positions(p)} if p.is_file() else set()
     p.parent.mkdir(parents=True, exist_ok=True)
-    policy = BasePolicy(players, settings["policy"])
+    policy = None if settings["policy"] == "exact" else BasePolicy(players, settings["policy"])
     made, t0 = 0, time.time()
     with open(p, "a", encoding="utf-8") as fh, one_blas_thread():
         for rec in draw_positions(players, part, count):
@@ -276,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     lab = sub.add_parser("label", help="label positions into a JSON-lines file (resumable)")
-    lab.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    lab.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4), help="1: exact labels")
     lab.add_argument("--part", default="test", choices=tuple(DEAL_SETS))
     lab.add_argument("--count", type=int, required=True)
     lab.add_argument("--out", required=True)
@@ -302,10 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for key in ("rollouts", "extra", "focus")
             }
             for key, value in settings.items():
-                least = 1 if key == "rollouts" else 0
+                least = 1 if key == "rollouts" and args.players > 1 else 0
                 if value < least:
                     parser.error(f"--{key} must be at least {least}, not {value}")
-            settings["policy"] = args.policy
+            settings["policy"] = "exact" if args.players == 1 else args.policy
             label_file(args.players, args.part, args.count, args.out, settings)
         elif args.cmd == "pack":
             records = [r for f in args.files for r in load_positions(f)]
