@@ -48,7 +48,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "rate": (
         "shelfie_env.arena.rate_agent",
-        "rate a bot on the ladder: its rating and 95%% interval from games against the levels near it",
+        "rate a bot on the ladder: its rating and 95 % interval from games against the levels near it",
         "train",
     ),
     "train": (
@@ -119,7 +119,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     rating_cli.add_arguments(rating)
     rating.set_defaults(_run=rating_cli.run, _parser=rating)
     for name, (_module_name, help_text, _) in LAZY_COMMANDS.items():
-        sp = sub.add_parser(name, help=help_text, description=help_text)
+        # ``help`` is %-formatted by argparse, a ``description`` is printed as written
+        sp = sub.add_parser(name, help=help_text.replace("%", "%%"), description=help_text)
         sp.set_defaults(_parser=sp)
         if name != command:
             continue
