@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import operator
 import warnings
@@ -56,13 +57,19 @@ OPTION_KEYS = frozenset({"state"})
 
 
 def option_state(options: Mapping[str, Any] | None, where: str) -> Any:
-    """``options["state"]`` (or ``None``), warning once per call about keys no env reads."""
+    """``options["state"]`` (or ``None``). Other keys are ignored, as Gymnasium and PettingZoo let an env
+    ignore options it does not take (PettingZoo's ``api_test`` passes one); a key that looks like a
+    misspelled ``state`` (``stat``, ``State``) gets a warning, once per call."""
     if not options:
         return None
-    unknown = set(options) - OPTION_KEYS
-    if unknown:
-        warnings.warn(f"{where} ignores unknown option(s) {sorted(unknown)}; known: ['state']", stacklevel=3)
+    misspelled = sorted(str(k) for k in set(options) - OPTION_KEYS if _close_to_a_key(k))
+    if misspelled:
+        warnings.warn(f"{where} ignores unknown option(s) {misspelled}; known: ['state']", stacklevel=3)
     return options.get("state")
+
+
+def _close_to_a_key(key: Any) -> bool:
+    return bool(difflib.get_close_matches(str(key).lower(), OPTION_KEYS, n=1, cutoff=0.6))
 
 
 def game_dice(mode: str, seed: int | None, stream: np.random.Generator) -> DiceSource:
