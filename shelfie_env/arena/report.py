@@ -88,14 +88,40 @@ def to_markdown(result: dict[str, Any]) -> str:
             )
     lines += _results_table(result)
     if result.get("ratings"):
-        lines += [
-            "",
-            "| rank | bot | OpenSkill mu ± sigma | ordinal (mu − 3 sigma) |",
-            "|---:|---|---:|---:|",
-        ]
-        for k, r in enumerate(result["ratings"], 1):
-            lines.append(f"| {k} | `{r['bot']}` | {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+        lines += _openskill_table(result)
     return "\n".join(lines) + "\n"
+
+
+def _openskill_table(result: dict[str, Any]) -> list[str]:
+    """The OpenSkill table, with a line under it saying what orders it and where that order differs from
+    the first-place rates of the first table."""
+    lines = [
+        "",
+        "| rank | bot | OpenSkill mu ± sigma | ordinal (mu − 3 sigma) |",
+        "|---:|---|---:|---:|",
+    ]
+    for k, r in enumerate(result["ratings"], 1):
+        lines.append(f"| {k} | `{r['bot']}` | {r['mu']:.2f} ± {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+    note = (
+        "OpenSkill ranks by its ordinal, the conservative mu − 3 sigma, fitted game by game in the order "
+        "played: after few games sigma is wide and its order can differ from the results above, which "
+        "count the same games directly."
+    )
+    first = {b["bot"]: b.get("first_place_rate") for b in result.get("bots", [])}
+    order = [r["bot"] for r in result["ratings"]]
+    for i, above in enumerate(order):
+        below = next((b for b in order[i + 1:] if _beats(first.get(b), first.get(above))), None)
+        if below is not None:
+            note += (
+                f" Here it ranks `{above}` above `{below}`, whose first-place rate is the higher "
+                f"({100 * first[below]:.1f} % to {100 * first[above]:.1f} %)."
+            )
+            break
+    return [*lines, "", note]
+
+
+def _beats(rate: float | None, other: float | None) -> bool:
+    return rate is not None and other is not None and rate > other
 
 
 def _results_table(result: dict[str, Any]) -> list[str]:
@@ -174,9 +200,21 @@ def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
     recs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     if not recs:
         raise ValueError(f"{log} holds no evaluations yet")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    draw_run(ax, recs)
+    ax.set_title(f"Evaluation of {log.parent.name}")
+    png = Path(out) if out else log.with_name("win_rate.png")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png
+
+
+def draw_run(ax: Any, recs: list[dict[str, Any]]) -> None:
+    """Draw the evaluations ``recs`` of a run's ``eval.jsonl`` on ``ax``: each opponent's win rate with its
+    95 % interval (a band through two or more points, an error bar on a single one), or the solo mean score."""
     xkey = "steps" if "steps" in recs[0] else "games_played"  # PPO runs count steps, TD runs games
     steps = [r[xkey] for r in recs]
-    fig, ax = plt.subplots(figsize=(7, 4))
     if "solo" in recs[0]:
         ax.plot(steps, [r["solo"]["mean_score"] for r in recs], marker=".", label="solo mean score")
         ax.set_ylabel("mean score")
@@ -184,19 +222,18 @@ def plot_run(run: str | Path, out: str | Path | None = None) -> Path:
         for opp in ("greedy", "planner", "random"):
             if opp in recs[0]:
                 ci = [r[opp].get("ci95") or r[opp]["win_ci95"] for r in recs]
-                ax.plot(steps, [r[opp]["win_rate"] for r in recs], marker=".", label=f"vs {opp}")
-                ax.fill_between(steps, [c[0] for c in ci], [c[1] for c in ci], alpha=0.2)
+                rate = [r[opp]["win_rate"] for r in recs]
+                if len(recs) == 1:  # a band through one point has no width: an error bar shows the interval
+                    yerr = [[rate[0] - ci[0][0]], [ci[0][1] - rate[0]]]
+                    ax.errorbar(steps, rate, yerr=yerr, marker=".", capsize=4, label=f"vs {opp}")
+                else:
+                    ax.plot(steps, rate, marker=".", label=f"vs {opp}")
+                    ax.fill_between(steps, [c[0] for c in ci], [c[1] for c in ci], alpha=0.2)
         ax.set_ylabel("win rate (95% CI)")
         ax.set_ylim(0, 1)
     ax.set_xlabel("learner steps" if xkey == "steps" else "self-play games")
-    ax.set_title(f"Evaluation of {log.parent.name}")
     ax.grid(alpha=0.3)
     ax.legend()
-    png = Path(out) if out else log.with_name("win_rate.png")
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
-    return png
 
 
 def _deals_suffix(cfg: dict[str, Any]) -> str:
