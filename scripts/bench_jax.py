@@ -28,6 +28,13 @@ from shelfie_env.jax_env import make
 from shelfie_env.jax_env.ppo import PPOConfig, make_train
 
 
+def random_legal(mask: jax.Array, key: jax.Array) -> jax.Array:
+    """One uniformly drawn legal id per row of ``mask`` (B, 120), from one uniform number per row."""
+    count = mask.sum(axis=1)
+    pick = jnp.floor(jax.random.uniform(key, count.shape) * count).astype(jnp.int32)
+    return jnp.argmax(jnp.cumsum(mask, axis=1) > pick[:, None], axis=1)
+
+
 def random_play(num_players: int, batch: int, calls_steps: int):
     """A jitted ``(states, key) -> states`` playing ``calls_steps`` random legal steps in every game."""
     env = make(num_players)
@@ -36,9 +43,9 @@ def random_play(num_players: int, batch: int, calls_steps: int):
     def run(states, key):
         def body(i, states):
             k_act, k_step = jax.random.split(jax.random.fold_in(key, i))
-            noise = jax.random.uniform(k_act, states.legal_action_mask.shape)
-            action = jnp.argmax(jnp.where(states.legal_action_mask, noise, -1.0), axis=1)
-            return step(states, action, jax.random.split(k_step, batch))
+            return step(
+                states, random_legal(states.legal_action_mask, k_act), jax.random.split(k_step, batch)
+            )
 
         return jax.lax.fori_loop(0, calls_steps, body, states)
 

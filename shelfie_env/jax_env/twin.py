@@ -118,7 +118,22 @@ class ShelfieJax(core.Env):
         """
         if key is None:
             raise ValueError("step needs a PRNG key for the dice: step(state, action, key)")
-        return super().step(state, action, key)  # type: ignore[return-value]
+        assert isinstance(state, State)
+        # pgx's Env.step, with the illegal and finished cases already handled by decide: no full-state conds
+        stepped = self._step(state, action, key)
+        at_chance = state.is_chance & ~state.terminated  # no action is legal there
+        over = stepped.terminated | at_chance
+        return stepped.replace(  # type: ignore[attr-defined]
+            _step_count=stepped._step_count + (~state.terminated).astype(jnp.int32),
+            terminated=over,
+            rewards=jnp.where(
+                at_chance,
+                transitions.illegal_rewards(self._num_players, state.current_player),
+                stepped.rewards,
+            ),
+            legal_action_mask=stepped.legal_action_mask | over,
+            observation=self.observe(stepped),
+        )
 
     def observe(self, state: core.State, player: jax.Array | None = None) -> jax.Array:  # type: ignore[override]
         """The default observation vector of ``state`` for seat ``player`` (the seat on turn if None)."""
@@ -129,10 +144,6 @@ class ShelfieJax(core.Env):
     def _observe(self, state: core.State, player_id: jax.Array) -> jax.Array:
         assert isinstance(state, State)
         return observation(state, player_id, self._score_table)
-
-    def _step_with_illegal_action(self, state: core.State, loser: jax.Array) -> core.State:
-        rewards = transitions.illegal_rewards(self._num_players, loser)
-        return state.replace(rewards=rewards, terminated=jnp.bool_(True))  # type: ignore[attr-defined]
 
     # --------------------------------------------------------------- explicit chance
     def chance_root(self) -> State:
