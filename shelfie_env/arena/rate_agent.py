@@ -178,7 +178,8 @@ def _note(tallies: dict[str, _Tally], specs: list[str]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("bot", metavar="BOT", help="a bot spec, e.g. ppo-flat or td:path=runs/x/td.npz")
+    parser.add_argument("bot", metavar="BOT", help="a bot spec (ppo-flat, td:path=runs/x/td.npz), module:attr "
+                        "(an object with act(state), or a function of the state) or a model file with its card")
     parser.add_argument("--players", type=int, default=2, help="table size: 2, 3 or 4 (default 2)")
     parser.add_argument("--games", type=int, default=400, help="at most this many games (default 400)")
     parser.add_argument("--target", type=float, default=None,
@@ -192,9 +193,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args._parser
-    from shelfie_env.bots import check_table
+    from shelfie_env.arena.agent_arg import agent_name, load_agent
     from shelfie_env.bots.levels import check_players
-    from shelfie_env.bots.spec import parse_spec
 
     try:
         check_players(args.players)
@@ -205,8 +205,8 @@ def run(args: argparse.Namespace) -> int:
     if args.target is not None and not args.target > 0:
         parser.error(f"--target must be positive, got {args.target}")
     try:
-        check_table(parse_spec(args.bot)[0], args.players)
-        result = rate(args.bot, args.players, args.games, args.target, workers=args.workers)
+        agent = load_agent(args.bot, args.players)  # an AgentError (a ValueError) names what is missing
+        result = rate(agent, args.players, args.games, args.target, workers=args.workers, name=agent_name(args.bot))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     print(result)

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_env.arena.agent_arg import load_agent
 from shelfie_env.arena.analysis.positions import load_positions
 from shelfie_env.argtypes import output_file
 from shelfie_env.bots import Bot, act_on_game
@@ -193,7 +194,7 @@ def format_report(r: dict[str, Any]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("bot", metavar="BOT", help="a bot spec, e.g. td, planner, td:depth=2")
+    parser.add_argument("bot", metavar="BOT", help="a bot spec (td, planner, td:depth=2), module:attr or a model file")
     parser.add_argument(
         "--players", type=int, default=2, choices=(1, 2, 3, 4), help="table size (default 2; 1: exact solo labels)"
     )
@@ -210,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args._parser
     try:
         with one_blas_thread():
-            result = error_rates(args.bot, args.players, args.part, args.positions)
+            result = error_rates(load_agent(args.bot, args.players), args.players, args.part, args.positions)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     if args.json:  # written first: a reader that closes the printed lines early does not lose it
