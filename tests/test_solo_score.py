@@ -8,8 +8,16 @@ import pytest
 
 from shelfie_env.arena.deals import deal_start
 from shelfie_env.arena.protocol import play_game
-from shelfie_env.arena.solo_score import SoloScore, load_reference, main, normalized_solo, solo_score
+from shelfie_env.arena.solo_score import (
+    SoloScore,
+    load_reference,
+    main,
+    normalized_solo,
+    percent_of_optimum,
+    solo_score,
+)
 from shelfie_env.bots import make
+from shelfie_env.solo import optimum
 
 
 def test_the_same_agent_on_the_same_deals_scores_the_same() -> None:
@@ -46,18 +54,24 @@ def test_summary_of_given_scores() -> None:
     assert SoloScore.of([7], "test").ci95 == [7.0, 7.0]
 
 
-def test_the_shipped_reference_sets_the_normalized_scale() -> None:
+def test_the_normalized_scale_runs_from_random_to_the_optimum() -> None:
     ref = load_reference()
     assert ref["deals"] == "test" and ref["games"] >= 500
     assert "random" in ref["bots"] and ref["best"] in ref["bots"]
     assert ref["best"] == max(ref["bots"], key=lambda k: ref["bots"][k]["mean"])
     assert "--reference" in ref["command"]
-    low, high = ref["bots"]["random"]["mean"], ref["bots"][ref["best"]]["mean"]
+    low = ref["bots"]["random"]["mean"]
     assert normalized_solo(low) == 0.0
-    assert normalized_solo(high) == 100.0
-    assert normalized_solo((low + high) / 2) == pytest.approx(50.0)
+    assert normalized_solo(optimum()) == pytest.approx(100.0)
+    assert normalized_solo((low + optimum()) / 2) == pytest.approx(50.0)
+    assert percent_of_optimum(optimum() / 2) == pytest.approx(50.0)
+    # every reference bot sits below the optimum, the perfect player on it within its interval
+    for spec, b in ref["bots"].items():
+        assert b["mean"] < optimum() or spec == "solo-optimal"
+    lo, hi = ref["bots"]["solo-optimal"]["ci95"]
+    assert lo <= optimum() <= hi
     load_reference()["bots"].clear()  # a copy: the next reader still gets the file's numbers
-    assert normalized_solo(high) == 100.0
+    assert normalized_solo(low) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -98,6 +112,7 @@ def test_the_command_scores_an_agent_and_measures_a_reference(tmp_path, capsys) 
         "games",
     }
     assert ref["command"].startswith("python -m shelfie_env.arena.solo_score --reference")
-    assert normalized_solo(ref["bots"]["greedy"]["mean"], ref) == 100.0
+    assert ref["optimum"] == pytest.approx(optimum(), abs=1e-6)
+    assert normalized_solo(ref["bots"]["random"]["mean"], ref) == 0.0
     with pytest.raises(SystemExit):
         main(["greedy", "--reference"])

@@ -435,3 +435,17 @@ def test_a_row_normalized_between_other_ratings_is_normalized_again_between_the_
     assert r["normalized"] == 12.0  # the row itself is not changed
     r["normalized_between"] = [low, high]
     assert sr.normalized_now(r) is r
+
+
+def test_a_solo_row_written_on_another_scale_is_normalized_between_random_and_the_optimum():
+    from shelfie_env.arena.solo_score import normalized_solo, solo_scale
+
+    row = task_row("solo", "maskable_ppo", 0, 160.0, 91.0, variant=MPPO, curve=[(1_000_000, 160.0, 91.0)])
+    row["normalized_between"] = [45.604, 171.668]  # random's and planner's means: the scale before E*
+    now = sr.normalized_now(row)
+    assert now["normalized"] == pytest.approx(normalized_solo(160.0), abs=0.01)
+    assert now["normalized"] < 91.0
+    assert now["rating_curve"][0]["normalized"] == now["normalized"]
+    assert now["normalized_between"] == [round(x, 6) for x in solo_scale()]
+    assert sr.normalized_now(now) is now  # already on today's scale: left as it is
+    assert sr.normalized_now(task_row("solo", "greedy", None, 70.0, 80.0))["normalized"] == 80.0  # no scale named

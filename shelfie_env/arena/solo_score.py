@@ -10,9 +10,11 @@ game (:func:`~shelfie_env.arena.protocol.run_arena`), so a result depends only o
 deals and ``games``. The agent is a bot spec (``"greedy"``, ``"ppo:path=mine.npz"``), a bot with
 ``act(state)`` or a function of the state dict returning an action id.
 
-The reference means (package data ``data/benchmark/solo_reference.json``) put a mean on the
-task's normalized scale, 0 for ``random`` and 100 for the best reference bot (:func:`normalized_solo`);
-``python -m shelfie_env.arena.solo_score --reference --games 500 --out FILE`` measures them.
+The task's normalized scale runs from 0 for ``random`` (its mean in the shipped reference,
+package data ``data/benchmark/solo_reference.json``) to 100 for optimal play: E*, the solo game's
+exact optimum (:func:`shelfie_env.solo.optimum`), :func:`normalized_solo`; :func:`percent_of_optimum`
+gives a mean as a share of E*. ``python -m shelfie_env.arena.solo_score --reference --games 500
+--out FILE`` measures the reference bots.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from shelfie_env.arena.evaluate import _as_bot, _picklable
 from shelfie_env.arena.protocol import run_arena
 from shelfie_env.bots import Bot, act_on_game
 from shelfie_env.game.engine import Game
+from shelfie_env.solo import optimum
 
-REFERENCE_BOTS = ("random", "greedy", "planner", "ppo:path=shelfie_env/models/ppo_solo.npz")
+REFERENCE_BOTS = ("random", "greedy", "planner", "ppo:path=shelfie_env/models/ppo_solo.npz", "solo-optimal")
 """The bots :func:`measure_reference` measures by default."""
 REFERENCE_FILE = "solo_reference.json"
 """The reference means' file in the package data folder ``shelfie_env/data/benchmark``."""
@@ -155,7 +158,7 @@ def measure_reference(
             "games": s.games,
         }
     best = max(out, key=lambda k: out[k]["mean"])
-    return {"deals": "test", "games": games, "bots": out, "best": best}
+    return {"deals": "test", "games": games, "bots": out, "best": best, "optimum": round(optimum(), 6)}
 
 
 @functools.cache
@@ -178,15 +181,25 @@ def load_reference() -> dict[str, Any]:
     return copy.deepcopy(_read_reference())
 
 
-def normalized_solo(mean: float, reference: dict[str, Any] | None = None) -> float:
-    """``100 x (mean - random's mean) / (best's mean - random's mean)`` of the reference (default: the
-    shipped one)."""
+def solo_scale(reference: dict[str, Any] | None = None) -> tuple[float, float]:
+    """``(random's mean, E*)``: the normalized scale's 0 and 100 (E* of ``reference`` when it names one)."""
     ref = _read_reference() if reference is None else reference
     low = float(ref["bots"]["random"]["mean"])
-    high = float(ref["bots"][ref["best"]]["mean"])
-    if high == low:
-        raise ValueError("the reference's best mean equals random's: no normalized scale")
+    high = float(ref.get("optimum", optimum()))
+    if high <= low:
+        raise ValueError("E* is not above random's mean: no normalized scale")
+    return low, high
+
+
+def normalized_solo(mean: float, reference: dict[str, Any] | None = None) -> float:
+    """``100 x (mean - random's mean) / (E* - random's mean)``: 0 plays like ``random``, 100 optimally."""
+    low, high = solo_scale(reference)
     return 100.0 * (float(mean) - low) / (high - low)
+
+
+def percent_of_optimum(mean: float) -> float:
+    """A mean final score as a percentage of E*, the optimal expected score."""
+    return 100.0 * float(mean) / optimum()
 
 
 # ------------------------------------------------------------------------------------------- CLI

@@ -153,11 +153,16 @@ def normalized_now(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _solo_now(row: dict[str, Any]) -> dict[str, Any]:
-    """A solo row with its normalized score (and its curve's) between ``random`` and E*, whatever scale it was
-    written on."""
-    from shelfie_env.arena.solo_score import normalized_solo
+    """A solo row, or when it was normalized between other ends (its ``normalized_between``) than ``random``'s
+    mean and E*, a copy with its normalized score (and its curve's) between those."""
+    from shelfie_env.arena.solo_score import normalized_solo, solo_scale
 
+    between = row.get("normalized_between")
+    ends = [round(x, 6) for x in solo_scale()]
+    if not isinstance(between, list) or [round(float(x), 6) for x in between] == ends:
+        return row
     out = dict(row)
+    out["normalized_between"] = ends
     mean = _number((row.get("solo") or {}).get("mean"))
     if mean is not None:
         out["normalized"] = round(normalized_solo(mean), 2)
@@ -491,6 +496,12 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+def _of_optimum(x: float) -> str:
+    from shelfie_env.arena.solo_score import percent_of_optimum
+
+    return f"{percent_of_optimum(x):.1f}"
+
+
 def _cell(
     est: dict[str, Any] | None, which: str, fmt: Callable[[float], str], star: str, unit: str = ""
 ) -> str:
@@ -514,7 +525,15 @@ def task_table(task: str, summary: Sequence[dict[str, Any]]) -> str:
     if task == VERSUS:
         head += " IQM corrected score rate vs greedy (95% CI) |"
         rule += "---:|"
-    lines = [f"**{task}** — {SCORES[task]}.", ""]
+    if task == SOLO:
+        head += " IQM % of E* (95% CI) |"
+        rule += "---:|"
+    caption = SCORES[task]
+    if task == SOLO:
+        from shelfie_env.solo import optimum
+
+        caption += f"; optimal play's expectation E* = {optimum():.2f}"
+    lines = [f"**{task}** — {caption}.", ""]
     rows = [a for a in summary if a["task"] == task]
     if not rows:
         return "\n".join(lines + ["No rows yet."])
@@ -529,6 +548,8 @@ def task_table(task: str, summary: Sequence[dict[str, Any]]) -> str:
         )
         if task == VERSUS:
             line += f" {_cell(a['corrected'], 'iqm', _pct, star, '%')} |"
+        if task == SOLO:
+            line += f" {_cell(a['score'], 'iqm', _of_optimum, star, '%')} |"
         lines.append(line)
     return "\n".join(lines)
 

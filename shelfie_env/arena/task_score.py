@@ -55,11 +55,16 @@ def rating_fields(agent: Any, players: int, games: int | None = None, workers: i
 
 
 def solo_fields(agent: Any, games: int = SOLO_GAMES, workers: int = 1) -> dict[str, Any]:
-    """``{"solo": {...}, "normalized": x}``: ``agent``'s mean final score over ``games`` solo ``test`` deals."""
-    from shelfie_env.arena.solo_score import normalized_solo, solo_score
+    """``{"solo": {...}, "normalized": x, "normalized_between": [random's mean, E*]}``: ``agent``'s mean final
+    score over ``games`` solo ``test`` deals."""
+    from shelfie_env.arena.solo_score import normalized_solo, solo_scale, solo_score
 
     s = solo_score(agent, games=games, deals="test", workers=workers).to_dict()
-    return {"solo": s, "normalized": round(normalized_solo(s["mean"]), 2)}
+    return {
+        "solo": s,
+        "normalized": round(normalized_solo(s["mean"]), 2),
+        "normalized_between": [round(x, 6) for x in solo_scale()],
+    }
 
 
 def task_fields(agent: Any, players: int, games: int | None = None, workers: int | None = 1,
