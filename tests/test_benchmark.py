@@ -314,18 +314,44 @@ def test_the_report_draws_the_curves_of_the_runs_that_have_them(results, tmp_pat
 
 @pytest.mark.slow
 def test_the_own_learner_example_adds_a_row_the_report_reads(tmp_path, capsys):
+    """With ``--workers 2`` (processes that import the script): the row, with its task, in both tables."""
     pytest.importorskip("rliable")
+    from shelfie_env.arena.suite_report import task_runs
+
     out = tmp_path / "results.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "docs/examples/my_learner.py", "--steps", "200", "--seeds", "3"]
-    cmd += ["--eval-games", "4", "--opponents", "greedy", "--out", str(out)]
+    cmd += ["--eval-games", "4", "--opponents", "greedy", "--rate-games", "50", "--workers", "2", "--out", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.count("my_reinforce seed 3: ") == 1  # trained once: the workers did not train
     groups, _ = report.runs(results_file.load_results(out))
     (mine,) = groups[("my_reinforce", 200)]
     assert mine["seed"] == 3 and mine["vs_greedy"]["games"] == 4 and mine["eval"]["deals"] == "test"
+    assert (mine["task"], mine["players"], mine["rating"]["games"]) == ("versus-2p", 2, 50)
+    tasks_groups, _ = task_runs(results_file.load_results(out)["rows"])
+    assert [g for g in tasks_groups if g[0] == "versus-2p" and g[2] == 200] == [("versus-2p", "my_reinforce", 200)]
     assert report.main([str(out), "--reps", "100"]) == 0
     assert "| my_reinforce | 200 | 3 |" in capsys.readouterr().out
+
+
+def test_the_own_learner_example_trains_nothing_when_a_worker_imports_it(monkeypatch):
+    """A ``spawn`` worker runs the script as ``__mp_main__``: it defines ``act`` (what the evaluation's
+    pickled bot names) and neither parses the command line nor trains."""
+    import runpy
+
+    from shelfie_env import benchmark
+
+    monkeypatch.setattr(benchmark, "train_vec_env", lambda *a, **k: pytest.fail("a worker trained"))
+    monkeypatch.setattr(sys, "argv", ["worker", "--no-such-option"])
+    space = runpy.run_path(str(ROOT / "docs" / "examples" / "my_learner.py"), run_name="__mp_main__")
+    assert callable(space["act"]) and callable(space["main"])
+
+
+def test_the_own_learner_parser_refuses_a_rating_smaller_than_a_batch(capsys):
+    with pytest.raises(SystemExit):
+        tasks.parse_args(tasks.parser("my_learner.py"), ["--rate-games", "20"])
+    assert "--rate-games must be at least one batch of the rating, 50; got 20" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- the guide

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from shelfie_env.arena.evaluate import ObsBot
 from shelfie_env.arena.results_file import add_rows, load_results
-from shelfie_env.arena.rows import evaluate_row
+from shelfie_env.arena.rows import evaluate_row, task_row
 from shelfie_env.benchmark.tasks import budget, parse_args, parser, train_env, train_vec_env
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "load_results",
     "parse_args",
     "parser",
+    "task_row",
     "train_env",
     "train_vec_env",
 ]

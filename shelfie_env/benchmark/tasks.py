@@ -79,17 +79,32 @@ def add_arguments(parser: argparse.ArgumentParser, steps: int = 1_000_000) -> ar
 
 
 def parser(prog: str | None = None, steps: int = 1_000_000) -> argparse.ArgumentParser:
-    """A parser with the shared options alone (your own learner's script)."""
-    return add_arguments(
-        argparse.ArgumentParser(prog=prog, description="a learner under the RL benchmark"), steps
+    """A parser with the shared options (your own learner's script), and ``--rate-games`` for the rating of
+    its ``versus-2p`` row (:func:`~shelfie_env.arena.rows.task_row`)."""
+    from shelfie_env.arena.task_score import RATE_GAMES
+
+    p = add_arguments(argparse.ArgumentParser(prog=prog, description="a learner under the RL benchmark"), steps)
+    p.add_argument(
+        "--rate-games",
+        type=int,
+        default=None,
+        help=f"games of the row's rating on the 2-player ladder (default {RATE_GAMES[2]}; at least 50)",
     )
+    return p
 
 
 def parse_args(
     parser: argparse.ArgumentParser, argv: Sequence[str] | None = None, *, train_only: bool = False
 ) -> argparse.Namespace:
-    """``parser.parse_args`` plus :func:`check_args` (a bad value exits with a usage error)."""
+    """``parser.parse_args`` plus :func:`check_args` (a bad value exits with a usage error, before any
+    training)."""
     args = parser.parse_args(argv)
+    rate_games = getattr(args, "rate_games", None)
+    if rate_games is not None:
+        from shelfie_env.arena.rate_agent import batch_games
+
+        if rate_games < batch_games(2):
+            parser.error(f"--rate-games must be at least one batch of the rating, {batch_games(2)}; got {rate_games}")
     return check_args(parser, args, sys.argv[1:] if argv is None else argv, train_only=train_only)
 
 
