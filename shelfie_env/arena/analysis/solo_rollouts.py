@@ -7,7 +7,9 @@ so the method can be measured: label solo positions with the same counts (16 rol
 48 more for the best 4, common dice, dice tape :func:`.positions.rollout_seed` ``+ k``), played on
 by the strongest fast solo policy (``ppo``; ``td`` has no solo model), and compare:
 
-* the bias and RMSE of the labels (rollout value minus exact value, over every action);
+* the bias and RMSE of the labels (rollout value minus exact value, over every action), and the RMSE
+  within a position (each position's mean difference taken out: the part that can reorder its
+  actions);
 * the bias of the best action's label (the largest of noisy estimates, where error rates start);
 * how often the labels' best action is a truly best action;
 * the error rates of bots measured by the rollout labels beside their exact ones.
@@ -124,13 +126,14 @@ def _losses(
 def compare(records: Sequence[dict[str, Any]], bots: Sequence[str] = ()) -> dict[str, Any]:
     """The rollout labels of ``records`` against the exact values of the same positions (module doc)."""
     exact = {rec["id"]: exact_label(rec) for rec in records}
-    diffs, best_bias, agree, gaps = [], [], [], []
+    diffs, centered, best_bias, agree, gaps = [], [], [], [], []
     for rec in records:
         lab, ex = rec["label"], exact[rec["id"]]["label"]
         if lab["actions"] != ex["actions"]:
             raise ValueError(f"position {rec['id']}: the labels name other actions")
         r, e = np.array(lab["value"]), np.array(ex["value"])
         diffs.extend((r - e).tolist())
+        centered.extend((r - e - (r - e).mean()).tolist())  # what moves the ranking within a position
         best_bias.append(float(r.max() - e.max()))
         agree.append(bool(e[int(np.argmax(r))] >= e.max() - 1e-9))
         gaps.append(float(e.max() - e[int(np.argmax(r))]))
@@ -140,6 +143,7 @@ def compare(records: Sequence[dict[str, Any]], bots: Sequence[str] = ()) -> dict
         "actions": int(d.size),
         "bias": float(d.mean()),
         "rmse": float(np.sqrt((d**2).mean())),
+        "centered_rmse": float(np.sqrt(np.mean(np.square(centered)))),
         "best_label_bias": float(np.mean(best_bias)),
         "best_agrees": float(np.mean(agree)),
         "labels_best_loses": float(np.mean(gaps)),
@@ -161,7 +165,8 @@ def format_comparison(c: dict[str, Any]) -> str:
     """The comparison as lines of text."""
     lines = [
         f"{c['positions']} solo positions, {c['actions']} actions: rollout label - exact value "
-        f"bias {c['bias']:+.3f} points, RMSE {c['rmse']:.3f}",
+        f"bias {c['bias']:+.3f} points, RMSE {c['rmse']:.3f}; within a position (each position's mean "
+        f"difference taken out) RMSE {c['centered_rmse']:.3f}",
         f"best action's label - true best value: {c['best_label_bias']:+.3f} points; the labels' best is a true best "
         f"in {100 * c['best_agrees']:.1f} % of positions (it gives away {c['labels_best_loses']:.3f} points on average)",
     ]
