@@ -107,8 +107,9 @@ class ShelfieJax(core.Env):
     def _step(self, state: core.State, action: jax.Array, key: jax.Array) -> State:
         assert isinstance(state, State)
         decided = transitions.decide(state, action)
-        thrown = transitions.throw(decided, outcomes.draw_outcome(decided.kept, key))
-        return jax.tree.map(lambda a, b: jnp.where(state.is_chance, a, b), decided, thrown)
+        # a chance node the action met stays one (-1 is no outcome): only this decision's throw is made
+        outcome = jnp.where(state.is_chance, -1, outcomes.draw_outcome(decided.kept, key))
+        return transitions.throw(decided, outcome)
 
     def step(self, state: core.State, action: jax.Array, key: jax.Array | None = None) -> State:
         """pgx's step: the decision, then the dice drawn from ``key`` (required) where they are thrown.
