@@ -98,6 +98,7 @@ def test_dice_index_is_the_lexicographic_rank_of_the_sorted_dice() -> None:
     np.testing.assert_array_equal(np.asarray(dice_of(jnp.arange(NUM_OUTCOMES))), all_dice)
     assert int(dice_index(jnp.array([5, 0, 3, 0, 1, 4]))) == MULTISET_INDEX[(0, 0, 1, 3, 4, 5)]
     assert dice_of(0).tolist() == [0] * 6 and dice_of(461).tolist() == [5] * 6
+    assert np.asarray(dice_index(jnp.array([[0, 0, 0, 0, 0, 7], [0, 0, 0, 0, 0, -1]]))).tolist() == [-1, -1]
 
 
 def _exact_probs(kept: tuple[int, ...]) -> list[Fraction]:

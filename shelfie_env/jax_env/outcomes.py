@@ -46,10 +46,11 @@ def counts_index(counts: jax.Array) -> jax.Array:
 
 
 def dice_index(dice: jax.Array) -> jax.Array:
-    """The outcome index (lexicographic, module doc) of six dice ``(..., 6)`` in any order."""
+    """The outcome index (lexicographic, module doc) of six dice ``(..., 6)`` in any order; -1 where a
+    face is outside 0..5 (no outcome, so ``step_chance`` leaves the state as it is)."""
     dice = jnp.asarray(dice, dtype=jnp.int32)
     counts = jnp.sum(jax.nn.one_hot(dice, NUM_FACES, dtype=jnp.int32), axis=-2)
-    return counts_index(counts)
+    return jnp.where(jnp.sum(counts, axis=-1) == NUM_FACES, counts_index(counts), -1)
 
 
 def dice_of(index: jax.Array) -> jax.Array:
