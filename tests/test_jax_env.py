@@ -168,6 +168,18 @@ def test_an_illegal_action_ends_the_game_against_the_player_who_played_it() -> N
     np.testing.assert_allclose(np.asarray(stepped.rewards), [-1.0, 0.5, 0.5])
 
 
+@pytest.mark.parametrize("bad", [0.0, True, jnp.float32(3.0)])
+def test_a_float_or_bool_action_or_outcome_is_refused_by_name(bad) -> None:
+    env = make(2)
+    state = env.init(jax.random.PRNGKey(0))
+    with pytest.raises(TypeError, match="an action must be an integer"):
+        env.step_decision(state, bad)
+    with pytest.raises(TypeError, match="an action must be an integer"):
+        env.step(state, bad, jax.random.PRNGKey(1))
+    with pytest.raises(TypeError, match="an outcome must be an integer"):
+        env.step_chance(env.chance_root(), bad)
+
+
 def test_a_decision_at_a_chance_node_changes_nothing_and_a_step_there_is_illegal() -> None:
     tw = jitted(2)
     root = tw.env.chance_root()

@@ -66,6 +66,14 @@ def observation(state: State, observer: jax.Array, score_table: jax.Array) -> ja
     return jnp.concatenate(parts)
 
 
+def _integer(value: jax.Array, what: str) -> jax.Array:
+    """``value`` as an int32 array; a float or bool is refused (``TypeError``) rather than truncated."""
+    arr = jnp.asarray(value)
+    if not jnp.issubdtype(arr.dtype, jnp.integer):
+        raise TypeError(f"{what} must be an integer, got dtype {arr.dtype}")
+    return arr.astype(jnp.int32)
+
+
 class ShelfieJax(core.Env):
     """My Shelfie: The Dice Game at ``num_players`` seats, every step a pure array function."""
 
@@ -120,6 +128,7 @@ class ShelfieJax(core.Env):
         if key is None:
             raise ValueError("step needs a PRNG key for the dice: step(state, action, key)")
         assert isinstance(state, State)
+        action = _integer(action, "an action")
         # pgx's Env.step, with the illegal and finished cases already handled by decide: no full-state conds
         stepped = self._step(state, action, key)
         at_chance = state.is_chance & ~state.terminated  # no action is legal there
@@ -156,7 +165,7 @@ class ShelfieJax(core.Env):
         """The engine's step for ``action`` up to its next throw: ``state.is_chance`` when dice must be
         thrown. An illegal action ends the game (rewards -1 / +1/(n-1)); a chance node or a finished
         game comes back unchanged with zero rewards."""
-        decided = transitions.decide(state, action)
+        decided = transitions.decide(state, _integer(action, "an action"))
         counted = decided._step_count + (~state.terminated & ~state.is_chance).astype(jnp.int32)
         return decided.replace(_step_count=counted, observation=self.observe(decided))  # type: ignore[attr-defined]
 
@@ -169,7 +178,7 @@ class ShelfieJax(core.Env):
     def step_chance(self, state: State, outcome: jax.Array) -> State:
         """The chance node ``state`` with the dice come up as ``outcome`` (0..461). An outcome of zero
         probability (or a decision node) returns the state unchanged, so ``is_chance`` stays set."""
-        thrown = transitions.throw(state, outcome)
+        thrown = transitions.throw(state, _integer(outcome, "an outcome"))
         return thrown.replace(observation=self.observe(thrown))  # type: ignore[attr-defined]
 
     def sample_chance(self, state: State, key: jax.Array) -> jax.Array:
