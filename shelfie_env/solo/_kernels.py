@@ -136,34 +136,35 @@ def _after_value(
 
 
 @njit(cache=True)
-def turn_value(
+def _placements(
     st: np.ndarray,
     values: np.ndarray,
     symmetric: bool,
     tabs: tuple,  # type: ignore[type-arg]
-    scratch: tuple,  # type: ignore[type-arg]
-) -> float:
-    """Expected final score from the start of a turn on board ``st`` under optimal play."""
-    binom, row_score, col_score, set_rows, set_masks, feas_ptr, feas_idx, child, parent, keep_of_final = tabs
-    val, w, ek, best, v, nst, circ = scratch
+    val: np.ndarray,
+    w: np.ndarray,
+    nst: np.ndarray,
+    circ: np.ndarray,
+) -> int:
+    """Value every set of cells one roll could circle (``val``, ``NEG`` where not free) and every final
+    multiset's best placement (``w``: the best set it can circle, else the best cross-out); returns the
+    best row to cross out."""
+    binom, row_score, col_score, set_rows, set_masks, feas_ptr, feas_idx = tabs[:7]
     free = 0
     for r in range(5):
         if st[r] < CLOSED_BASE:
             free |= (31 & ~st[r]) << (5 * r)
-    n_sets = set_masks.shape[0]
-    for t in range(n_sets):
+    for t in range(set_masks.shape[0]):
         if set_masks[t] & ~free:
             val[t] = NEG
             continue
         for r in range(5):
             b = set_rows[t, r]
-            if b == 0:
-                nst[r] = st[r]
-            else:
-                ns = st[r] | b
-                nst[r] = FULL_ROW if ns == 31 else ns
+            ns = st[r] | b
+            nst[r] = FULL_ROW if (b != 0 and ns == 31) else ns
         val[t] = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
     cross_best = NEG
+    cross_row = -1
     for r in range(5):
         if st[r] < CLOSED_BASE:
             for q in range(5):
@@ -172,36 +173,50 @@ def turn_value(
             x = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
             if x > cross_best:
                 cross_best = x
-    n_final = feas_ptr.shape[0] - 1
-    for d in range(n_final):
+                cross_row = r
+    for d in range(feas_ptr.shape[0] - 1):
         m = NEG
         for k in range(feas_ptr[d], feas_ptr[d + 1]):
             x = val[feas_idx[k]]
             if x > m:
                 m = x
         w[d] = cross_best if m == NEG else m
-    # v: the value of each final multiset with the rolls left (start: none left, so w)
-    for d in range(n_final):
-        v[d] = w[d]
-    n_keep = child.shape[0]
-    for _level in range(2):
-        _keep_values(v, ek, child, keep_of_final)
-        for k in range(n_keep):  # best[k]: the best keep within multiset k
-            m = ek[k]
-            for f in range(6):
-                p = parent[k, f]
-                if p >= 0 and best[p] > m:
-                    m = best[p]
-            best[k] = m
-        for d in range(n_final):
-            k = keep_of_final[d]
-            m = w[d]
-            for f in range(6):
-                p = parent[k, f]
-                if p >= 0 and best[p] > m:
-                    m = best[p]
-            v[d] = m
+    return cross_row
+
+
+@njit(cache=True)
+def _with_a_roll(
+    v: np.ndarray, w: np.ndarray, ek: np.ndarray, best: np.ndarray, out: np.ndarray, tabs: tuple
+) -> None:  # type: ignore[type-arg]
+    """``ek``: every keep's value when the dice not kept are rolled and then worth ``v``; ``out``: each final
+    multiset's value with that roll still to come (the best of stopping, ``w``, and every keep within it)."""
+    child, parent, keep_of_final = tabs[7], tabs[8], tabs[9]
     _keep_values(v, ek, child, keep_of_final)
+    _submax(ek, best, parent)
+    for d in range(keep_of_final.shape[0]):
+        k = keep_of_final[d]
+        m = w[d]
+        for f in range(6):
+            p = parent[k, f]
+            if p >= 0 and best[p] > m:
+                m = best[p]
+        out[d] = m
+
+
+@njit(cache=True)
+def turn_value(
+    st: np.ndarray,
+    values: np.ndarray,
+    symmetric: bool,
+    tabs: tuple,  # type: ignore[type-arg]
+    scratch: tuple,  # type: ignore[type-arg]
+) -> float:
+    """Expected final score from the start of a turn on board ``st`` under optimal play."""
+    val, w, ek, best, v, nst, circ = scratch
+    _placements(st, values, symmetric, tabs, val, w, nst, circ)
+    _with_a_roll(w, w, ek, best, v, tabs)  # one roll left
+    _with_a_roll(v, w, ek, best, v, tabs)  # two rolls left
+    _keep_values(v, ek, tabs[7], tabs[9])
     return ek[0]
 
 
@@ -345,46 +360,8 @@ def play_games(
             st[r] = 0
         while True:
             # values of the turn's placements and keeps from this board
-            free = 0
-            for r in range(5):
-                if st[r] < CLOSED_BASE:
-                    free |= (31 & ~st[r]) << (5 * r)
-            for t in range(n_sets):
-                if set_masks[t] & ~free:
-                    val[t] = NEG
-                    continue
-                for r in range(5):
-                    b = set_rows[t, r]
-                    ns = st[r] | b
-                    nst[r] = FULL_ROW if (b != 0 and ns == 31) else ns
-                val[t] = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
-            cross_best = NEG
-            cross_row = -1
-            for r in range(5):
-                if st[r] < CLOSED_BASE:
-                    for q in range(5):
-                        nst[q] = st[q]
-                    nst[r] = CLOSED_BASE + st[r]
-                    x = _after_value(nst, values, symmetric, binom, row_score, col_score, circ)
-                    if x > cross_best:
-                        cross_best = x
-                        cross_row = r
-            for d in range(n_final):
-                m = NEG
-                for k in range(feas_ptr[d], feas_ptr[d + 1]):
-                    if val[feas_idx[k]] > m:
-                        m = val[feas_idx[k]]
-                w[d] = cross_best if m == NEG else m
-            _keep_values(w, ek1, child, keep_of_final)
-            _submax(ek1, best, parent)
-            for d in range(n_final):
-                k = keep_of_final[d]
-                m = w[d]
-                for f in range(6):
-                    p = parent[k, f]
-                    if p >= 0 and best[p] > m:
-                        m = best[p]
-                v1[d] = m
+            cross_row = _placements(st, values, symmetric, tabs, val, w, nst, circ)
+            _with_a_roll(w, w, ek1, best, v1, tabs)
             _keep_values(v1, ek2, child, keep_of_final)
             # the turn: roll, up to two rerolls, then place
             for f in range(6):

@@ -277,10 +277,14 @@ def _decision(j: int, game: Game, action: int, judge: TDValue | PlannerValue, ct
     values = {a: judge.to_rank(v) for a, v in action_values(game, ctx=ctx).items()}
     if action not in values:  # follow() checked legality; this would be a search that skips a legal move
         raise ValueError(f"move {j + 1} ({action_name(action)}): the search gives it no value")
-    order = ranked_actions(values)
-    best = order[0]
+    return decision_row(j, game, action, values, ranked_actions(values)[0])
+
+
+def decision_row(j: int, game: Game, action: int, values: dict[int, float], best: int, tie: float = 1e-9) -> dict[str, Any]:
+    """A review's record of move ``j``: what was played and the best action (a tie within ``tie`` counts as
+    the move played), with their values."""
     regret = max(0.0, values[best] - values[action])
-    if regret <= 1e-9:
+    if regret <= tie:
         regret, best = 0.0, action
     return {
         "move": j + 1,

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.arena.analysis.review import move_words, words
+from shelfie_env.arena.analysis.review import decision_row, words
 from shelfie_env.game.actions import action_kind
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.solo.table import SoloTable, shipped_table
@@ -180,26 +180,7 @@ def _decision(j: int, game: Game, action: int, values: dict[int, float]) -> dict
     """One decision: what was played and the best action, with their exact values."""
     if action not in values:
         raise ValueError(f"move {j + 1}: the solo values give action {action} no value")
-    best = best_action(values, TIE)
-    regret = max(0.0, values[best] - values[action])
-    if regret <= TIE:
-        regret, best = 0.0, action
-    return {
-        "move": j + 1,
-        "seat": 0,
-        "round": game.round + 1,
-        "phase": game.phase_name,
-        "rolls_left": game.rolls_left,
-        "dice": words([d for d, used in zip(game.dice, game.spent) if not used]),
-        "choices": len(values),
-        "action": action,
-        "played": move_words(game, action),
-        "value": values[action],
-        "best": best,
-        "better": move_words(game, best),
-        "best_value": values[best],
-        "regret": regret,
-    }
+    return decision_row(j, game, action, values, best_action(values, TIE), TIE)
 
 
 __all__ = [
