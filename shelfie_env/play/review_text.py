@@ -10,17 +10,14 @@ A solo game's review is exact, in expected final points (:mod:`shelfie_env.play.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from shelfie_env.arena.analysis.review import review_game
 from shelfie_env.clip import clip
 from shelfie_env.play.replay_format import Move, positions, seat_names
+from shelfie_env.play.review_parts import MARKS, WIDTH, situation
 
-MARKS = {"very lucky": "++", "lucky": "+", "unlucky": "-", "very unlucky": "--", "": ""}
-"""Short marks of a turn's luck in the table."""
-WIDTH = 80
-"""Prose lines are wrapped to this width."""
 NAME_WIDTH = 12
 """Names are cut to this many characters in the tables (four players fit in 80 columns)."""
 
@@ -157,17 +154,6 @@ def _results(players: list[dict[str, Any]], names: list[str]) -> list[str]:
 
 def _prose(text: str) -> list[str]:
     return textwrap.wrap(text, WIDTH, break_on_hyphens=False)
-
-
-def situation(m: Mapping[str, Any]) -> str:
-    """Where a decision was taken: the dice and the rerolls left, or the dice left to circle with."""
-    dice = " ".join(m["dice"])
-    if m["phase"] == "reroll":
-        left = m["rolls_left"]
-        return f"dice {dice}, {left} reroll{'s' if left != 1 else ''} left"
-    if m["phase"] == "circle":
-        return f"dice left {dice}" if dice else "no dice left"
-    return f"dice {dice}, nothing to circle"
 
 
 __all__ = ["MARKS", "WIDTH", "render_review", "replay_review", "situation"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from shelfie_env.arena.analysis.review import move_words
+from shelfie_env.arena.analysis.decisions import move_words
 from shelfie_env.game.actions import action_kind, action_name
 from shelfie_env.game.engine import Game
 from shelfie_env.solo.table import SoloTable, shipped_table

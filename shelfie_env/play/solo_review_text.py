@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from shelfie_env.play.layout import wrap
-from shelfie_env.play.review_text import MARKS, WIDTH, situation
+from shelfie_env.play.review_parts import MARKS, WIDTH, situation
 
 
 def _plural(n: int, word: str) -> str:

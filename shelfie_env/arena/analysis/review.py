@@ -32,12 +32,13 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from shelfie_env.arena.analysis.decisions import decision_row, move_words, words
 from shelfie_env.arena.luck import ChanceEvent, LuckTracker, corrected_results
 from shelfie_env.arena.values import PlannerValue, TDValue, make_value
 from shelfie_env.bots.learned.value import LearnedContext
 from shelfie_env.bots.planner.search import action_values, ranked_actions
 from shelfie_env.envs.common import final_rewards
-from shelfie_env.game.actions import FACE_NAMES, action_kind, action_name, action_name_or_id
+from shelfie_env.game.actions import action_name, action_name_or_id
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.replay_check import ReplayError, differences, follow
 
@@ -67,25 +68,6 @@ def value_function(spec: str, num_players: int) -> TDValue | PlannerValue:
     if key not in _VALUES:
         _VALUES[key] = make_value(spec, num_players)
     return _VALUES[key]
-
-
-def words(dice: Sequence[int]) -> list[str]:
-    """Face names of ``dice``."""
-    return [FACE_NAMES[d] for d in dice]
-
-
-def move_words(game: Game, action: int) -> str:
-    """What ``action`` does in ``game``, in words that do not need the dice positions:
-    ``reroll book cat (keep plant plant game joker)``; other actions by their name."""
-    kind = action_kind(action)
-    if kind == "reroll":
-        thrown = [d for i, d in enumerate(game.dice) if action >> i & 1]
-        kept = [d for i, d in enumerate(game.dice) if not action >> i & 1]
-        keep = f" (keep {' '.join(words(kept))})" if kept else ""
-        return f"reroll {' '.join(words(thrown))}{keep}"
-    if kind == "stop":
-        return "stop rolling"
-    return action_name(action)
 
 
 def luck_mark(luck: float) -> str:
@@ -278,30 +260,6 @@ def _decision(j: int, game: Game, action: int, judge: TDValue | PlannerValue, ct
     if action not in values:  # follow() checked legality; this would be a search that skips a legal move
         raise ValueError(f"move {j + 1} ({action_name(action)}): the search gives it no value")
     return decision_row(j, game, action, values, ranked_actions(values)[0])
-
-
-def decision_row(j: int, game: Game, action: int, values: dict[int, float], best: int, tie: float = 1e-9) -> dict[str, Any]:
-    """A review's record of move ``j``: what was played and the best action (a tie within ``tie`` counts as
-    the move played), with their values."""
-    regret = max(0.0, values[best] - values[action])
-    if regret <= tie:
-        regret, best = 0.0, action
-    return {
-        "move": j + 1,
-        "seat": game.current,
-        "round": game.round + 1,
-        "phase": game.phase_name,
-        "rolls_left": game.rolls_left,
-        "dice": words([d for d, used in zip(game.dice, game.spent) if not used]),
-        "choices": len(values),
-        "action": action,
-        "played": move_words(game, action),
-        "value": values[action],
-        "best": best,
-        "better": move_words(game, best),
-        "best_value": values[best],
-        "regret": regret,
-    }
 
 
 __all__ = ["BLUNDER", "MISTAKE", "UNIT", "luck_mark", "move_words", "review_game", "value_function"]

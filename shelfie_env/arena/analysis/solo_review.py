@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.arena.analysis.review import decision_row, words
+from shelfie_env.arena.analysis.decisions import decision_row, words
 from shelfie_env.game.actions import action_kind
 from shelfie_env.game.engine import REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.solo.table import SoloTable, shipped_table
