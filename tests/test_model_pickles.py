@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from shelfie_env import bots, cli
+from shelfie_env.bots import spec
 from shelfie_env.bots.learned.card import CheckpointMismatchError, make_card
 from shelfie_env.game.engine import Game
 from shelfie_env.play import terminal
@@ -122,9 +123,13 @@ def test_serve_bot_registration_and_play_runs_no_code(models):
     from shelfie_env.play.web.cli import _register_bots
 
     _, evil, marker = models
-    assert _register_bots([f"pickle-test-zip=ppo:path={evil}"]) is None
-    _moves(bots.make("pickle-test-zip", num_players=2))
-    assert not marker.exists()
+    try:
+        assert _register_bots([f"pickle-test-zip=ppo:path={evil}"]) is None
+        _moves(bots.make("pickle-test-zip", num_players=2))
+        assert not marker.exists()
+    finally:  # the registry is the process's: leave no bot behind for the tests that list every bot
+        bots._REGISTRY.pop("pickle-test-zip", None)
+        spec._SPECS.pop("pickle-test-zip", None)
 
 
 def test_train_init_from_a_zip_runs_no_code_and_copies_the_weights(models):

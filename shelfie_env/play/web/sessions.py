@@ -204,15 +204,16 @@ class SessionTable:
         game.step(action)
         move = {"index": session.num_moves, "seat": seat, "action": action, "name": name or action_name(action),
                 "state": game.to_dict()}  # fmt: skip
+        now = time.time()  # the move's time in memory and in the store alike, so a restart reads the same deadline
         try:
             self.store.record_move(session.id, move["index"], seat, action, move["name"], move["state"],
-                                   rng_state(session.rng), "over" if game.over else "active")  # fmt: skip
+                                   rng_state(session.rng), "over" if game.over else "active", now)  # fmt: skip
         except Exception:
             session.rng.bit_generator.state = rng_backup
             session.game = backup
             raise
         session.num_moves += 1
-        session.moved_at = time.time()
+        session.moved_at = now
         session.log.add(move, game)
         if game.over:  # rated before it leaves memory: a reader waiting for it sees its ratings
             self.finished(session.id)

@@ -173,8 +173,11 @@ class GameStore:
         state: dict[str, Any],
         rng: dict[str, Any],
         status: str,
+        at: float | None = None,
     ) -> None:
-        """Append move ``index`` and make its state the game's current state (one transaction)."""
+        """Append move ``index`` and make its state the game's current state (one transaction); ``at`` is
+        the move's time (default: now), the game's ``updated``."""
+        at = time.time() if at is None else at
         text = dumps(state)
         rng_text = dumps(rng)
 
@@ -186,7 +189,7 @@ class GameStore:
             cur = db.execute(
                 "UPDATE games SET updated=?, status=?, state=?, rng=?, num_moves=?"
                 " WHERE id=? AND num_moves=?",
-                (time.time(), status, text, rng_text, index + 1, game_id, index),
+                (at, status, text, rng_text, index + 1, game_id, index),
             )
             if cur.rowcount != 1:
                 raise RuntimeError(f"game {game_id}: move {index} does not follow the stored moves")
