@@ -192,15 +192,20 @@ def _with_a_roll(
     multiset's value with that roll still to come (the best of stopping, ``w``, and every keep within it)."""
     child, parent, keep_of_final = tabs[7], tabs[8], tabs[9]
     _keep_values(v, ek, child, keep_of_final)
-    _submax(ek, best, parent)
+    for k in range(ek.shape[0]):  # best[k]: the largest ek over the sub-multisets of keep k (sizes ascending)
+        best[k] = _above_parents(k, ek[k], best, parent)
     for d in range(keep_of_final.shape[0]):
-        k = keep_of_final[d]
-        m = w[d]
-        for f in range(6):
-            p = parent[k, f]
-            if p >= 0 and best[p] > m:
-                m = best[p]
-        out[d] = m
+        out[d] = _above_parents(keep_of_final[d], w[d], best, parent)
+
+
+@njit(cache=True, inline="always")
+def _above_parents(k: int, m: float, best: np.ndarray, parent: np.ndarray) -> float:
+    """``m``, or the largest ``best`` of the keeps one die smaller than keep ``k`` when that is larger."""
+    for f in range(6):
+        p = parent[k, f]
+        if p >= 0 and best[p] > m:
+            m = best[p]
+    return m
 
 
 @njit(cache=True)
@@ -281,18 +286,6 @@ def solve_layer(
 
 
 # --------------------------------------------------------------------------- optimal play, game by game
-@njit(cache=True)
-def _submax(ek: np.ndarray, best: np.ndarray, parent: np.ndarray) -> None:
-    """``best[k]``: the largest ``ek`` over the sub-multisets of keep ``k`` (keeps ordered by size)."""
-    for k in range(ek.shape[0]):
-        m = ek[k]
-        for f in range(6):
-            p = parent[k, f]
-            if p >= 0 and best[p] > m:
-                m = best[p]
-        best[k] = m
-
-
 @njit(cache=True)
 def _code(counts: np.ndarray) -> int:
     c = 0
