@@ -70,6 +70,34 @@ def test_a_tiny_league_run_snapshots_exports_a_playable_card_and_resumes(tmp_pat
     assert not ray_lines, "\n".join(ray_lines)
 
 
+def test_a_one_player_run_trains_and_evaluates(tmp_path):
+    """A solo run reaches its evaluations (mean score) and exports; Ray in a process of its own, as above."""
+    code = f"from pathlib import Path; from tests.test_rllib_train import solo_run; solo_run(Path({str(tmp_path)!r}))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-6000:]
+    assert "solo run: every check passed" in done.stdout
+
+
+def solo_run(tmp_path: Path) -> None:
+    """A tiny one-player run: it trains, evaluates by mean score and exports a solo model."""
+    import ray
+
+    run = tmp_path / "solo"
+    argv = ["--backend", "rllib", "--players", "1", "--train-batch-size", "200", "--batch-size", "100",
+            "--n-epochs", "1", "--n-envs", "2", "--net-arch", "16", "--eval-every", "200", "--eval-games", "2",
+            "--save-every", "200", "--total-steps", "400", "--run-dir", str(run), "--export", str(tmp_path / "solo.npz")]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert _train(argv) == 0
+        evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+        assert evals and all(0 <= e["solo"]["mean_score"] <= 190 for e in evals)
+        bot = bots.make("ppo", path=str(tmp_path / "solo.npz"))
+        assert bot.card["num_players"] == 1
+    finally:
+        ray.shutdown()
+    print("solo run: every check passed")
+
+
 def league_run(tmp_path: Path) -> None:
     """A tiny league run: snapshot, evaluation, export, the exported bot at the arena and a web
     table, resume, and refused flags (assertions; run by the test above in a fresh process)."""

@@ -263,7 +263,8 @@ class RLlibTrainer:
         )
         rec: dict[str, Any] = {"iteration": self.state["iteration"], "env_steps": self.state["env_steps"]}
         if n == 1:
-            rec["solo"] = {"mean_score": res["bots"]["rllib"]["mean_score"]}
+            learner = next(b for b in res["bots"] if b["bot"] == "rllib")  # res["bots"]: one summary per bot
+            rec["solo"] = {"mean_score": learner["mean_score"]}
         else:
             pair = res["pairings"][0] if res.get("pairings") else {}
             rec["greedy"] = {
