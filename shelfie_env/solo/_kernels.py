@@ -112,6 +112,19 @@ def shelf_score(rows: np.ndarray, row_score: np.ndarray, col_score: np.ndarray) 
     return float(s)
 
 
+@njit(cache=True, inline="always")
+def _closed_rows(st: np.ndarray, circ: np.ndarray) -> int:
+    """Rows of ``st`` without a free cell; the circled mask of every row into ``circ``."""
+    closed = 0
+    for r in range(5):
+        if st[r] >= CLOSED_BASE:
+            closed += 1
+            circ[r] = st[r] - CLOSED_BASE
+        else:
+            circ[r] = st[r]
+    return closed
+
+
 @njit(cache=True)
 def _after_value(
     st: np.ndarray,
@@ -123,14 +136,7 @@ def _after_value(
     circ: np.ndarray,
 ) -> float:
     """Value of the board ``st`` at the end of a turn: the score when two rows are closed, else the table."""
-    closed = 0
-    for r in range(5):
-        if st[r] >= CLOSED_BASE:
-            closed += 1
-            circ[r] = st[r] - CLOSED_BASE
-        else:
-            circ[r] = st[r]
-    if closed >= 2:
+    if _closed_rows(st, circ) >= 2:
         return shelf_score(circ, row_score, col_score)
     return values[board_index(st, symmetric, binom)]
 
@@ -385,13 +391,6 @@ def play_games(
                         st[r] = FULL_ROW if ns == 31 else ns
             else:
                 st[cross_row] = CLOSED_BASE + st[cross_row]
-            closed = 0
-            for r in range(5):
-                if st[r] >= CLOSED_BASE:
-                    closed += 1
-                    circ[r] = st[r] - CLOSED_BASE
-                else:
-                    circ[r] = st[r]
-            if closed >= 2:
+            if _closed_rows(st, circ) >= 2:
                 out[g] = shelf_score(circ, row_score, col_score)
                 break

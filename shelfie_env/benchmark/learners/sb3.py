@@ -148,11 +148,15 @@ def save_checkpoint(path: Path, run: Run, model: Any, venv: BenchVecEnv) -> None
 
 
 def load_checkpoint(path: Path, run: Run, venv: BenchVecEnv) -> Any:
-    """The model of the checkpoint at ``path``, its env state, random streams and curve restored."""
+    """The model of the checkpoint at ``path``, its env state, random streams and curve restored.
+
+    The checkpoint is a pickle that the run itself wrote: a run folder is trusted like code (``shelfie bench
+    --resume``'s help and docs/benchmark.md say so); never resume from a folder someone else gave you.
+    """
     from sb3_contrib import MaskablePPO
 
     try:
-        state = pickle.loads(path.read_bytes())
+        state = pickle.loads(path.read_bytes())  # trusted like code: the run's own folder (docstring)
         if state.get("format") != FORMAT:
             raise ValueError(f"format {state.get('format')!r}")
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
