@@ -17,15 +17,12 @@ variant) and budget; each group of runs (one per seed) gives:
 * :func:`still_to_run` — the cells of :data:`BASELINE` without a row.
 
 :func:`leaderboard_markdown` writes them as Markdown; :func:`write_leaderboard` puts that between the
-:data:`START` and :data:`END` lines of a Markdown file, :func:`check_leaderboard` says whether it is there.
+marker lines of a Markdown file (:mod:`.leaderboard_block`), :func:`check_leaderboard` says whether it is
+there. A row's normalized score is read on today's scale (:mod:`.row_scale`).
 """
 
 from __future__ import annotations
 
-import difflib
-import os
-import stat
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,16 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.arena.bootstrap import ReportError, rliable
+from shelfie_env.arena.bootstrap import rliable
 from shelfie_env.arena.bootstrap import seeded as _seeded
+from shelfie_env.arena.leaderboard_block import LeaderboardError, compare_block, read_doc, write_block
 from shelfie_env.arena.results_file import row_name
+from shelfie_env.arena.row_scale import SOLO, _number, normalized_now
 from shelfie_env.arena.rows import PLAIN, PROTOCOL, budget_label
-from shelfie_env.arena.task_score import RATING_ENDS, ladder_ends, normalized_rating
 
 TASKS = ("versus-2p", "field-3p", "field-4p", "solo")
 """The tasks in table order (:data:`shelfie_env.benchmark.suite.TASKS`)."""
 VERSUS = "versus-2p"
-SOLO = "solo"
 SCORES = {
     "versus-2p": "rating on the 2-player ladder; the luck-corrected score rate against greedy beside it",
     "field-3p": "rating on the 3-player ladder",
@@ -55,8 +52,6 @@ MARKS = (0.25, 0.5, 1.0)
 """Fractions of the budget where the sample-efficiency table reads the rating curves."""
 MARK_TOLERANCE = 0.1
 """A curve point counts at a mark when its decisions are within this fraction of the mark."""
-START = "<!-- leaderboard:start -->"
-END = "<!-- leaderboard:end -->"
 
 TaskGroup = tuple[str, str, int]
 """(task, learner with its variant if any, budget in learner decisions)."""
@@ -95,10 +90,6 @@ BASELINE = Baseline(
 """The baseline matrix of :func:`still_to_run` (``td`` and ``ppo_afterstate`` do not train on ``solo``)."""
 
 
-class LeaderboardError(ReportError):
-    """A Markdown file without a well-formed leaderboard block."""
-
-
 # ---------------------------------------------------------------- rows
 def has_tasks(rows: Sequence[dict[str, Any]]) -> bool:
     """True when any row has a ``task`` field."""
@@ -122,66 +113,8 @@ def task_score(row: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def normalized_now(row: dict[str, Any]) -> dict[str, Any]:
-    """``row``, or when it was normalized between other ratings (its ``normalized_between``) than the fixed
-    ends of its table size (:data:`~shelfie_env.arena.task_score.RATING_ENDS`), a copy with its rating's
-    normalized score (and its rating curve's points') between those ends."""
-    if row.get("task") == SOLO:
-        return _solo_now(row)
-    players = row.get("players")
-    between = row.get("normalized_between")
-    if (players not in RATING_ENDS or not isinstance(between, list)
-            or tuple(between) == ladder_ends(players)):
-        return row
-
-    def normalized(rating: float) -> float:
-        return round(normalized_rating(rating, players), 2)
-
-    out = dict(row)
-    rating = _number((row.get("rating") or {}).get("rating"))
-    if rating is not None:
-        out["normalized"] = normalized(rating)
-    curve = row.get("rating_curve")
-    if isinstance(curve, list):
-        out["rating_curve"] = [
-            {**p, "normalized": normalized(p["rating"])}
-            if isinstance(p, dict) and _number(p.get("rating")) is not None else p
-            for p in curve
-        ]
-    out["normalized_between"] = list(ladder_ends(players))
-    return out
-
-
-def _solo_now(row: dict[str, Any]) -> dict[str, Any]:
-    """A solo row, or when it was normalized between other ends (its ``normalized_between``) than ``random``'s
-    mean and E*, a copy with its normalized score (and its curve's) between those."""
-    from shelfie_env.arena.solo_score import normalized_solo, solo_scale
-
-    between = row.get("normalized_between")
-    ends = [round(x, 6) for x in solo_scale()]
-    if not isinstance(between, list) or [round(float(x), 6) for x in between] == ends:
-        return row
-    out = dict(row)
-    out["normalized_between"] = ends
-    mean = _number((row.get("solo") or {}).get("mean"))
-    if mean is not None:
-        out["normalized"] = round(normalized_solo(mean), 2)
-    curve = row.get("rating_curve")
-    if isinstance(curve, list):
-        out["rating_curve"] = [
-            {**p, "normalized": round(normalized_solo(p["mean"]), 2)}
-            if isinstance(p, dict) and _number(p.get("mean")) is not None else p
-            for p in curve
-        ]
-    return out
-
-
 def _deals(row: dict[str, Any]) -> str:
     return str((row.get("eval") or {}).get("deals") or (row.get("solo") or {}).get("deals") or "test")
-
-
-def _number(x: Any) -> float | None:
-    return None if isinstance(x, bool) or not isinstance(x, (int, float)) else float(x)
 
 
 def _corrected(row: dict[str, Any]) -> dict[str, Any] | None:
@@ -707,72 +640,6 @@ def leaderboard_markdown(
     return markdown(suite_summary(rows, reps, seed, deals, baseline))
 
 
-# ---------------------------------------------------------------- the block in a Markdown file
-def _block_span(lines: list[str], where: str) -> tuple[int, int]:
-    starts = [i for i, line in enumerate(lines) if line.strip() == START]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END]
-    if len(starts) != 1 or len(ends) != 1:
-        found = f"{len(starts)} {START} and {len(ends)} {END} line(s)"
-        raise LeaderboardError(
-            f"{where}: needs exactly one line {START} and one line {END} around the leaderboard ({found})"
-        )
-    if ends[0] < starts[0]:
-        raise LeaderboardError(f"{where}: the line {END} comes before {START}")
-    return starts[0], ends[0]
-
-
-def replace_block(text: str, board: str, where: str = "the file") -> str:
-    """``text`` with the lines between :data:`START` and :data:`END` replaced by ``board``; a
-    :class:`LeaderboardError` when the markers are missing, repeated or out of order."""
-    lines = text.splitlines(keepends=True)
-    start, end = _block_span(lines, where)
-    body = ["\n", *(line + "\n" for line in board.strip("\n").split("\n")), "\n"]
-    return "".join(lines[: start + 1] + body + lines[end:])
-
-
-def read_doc(doc: Path) -> str:
-    """The text of the Markdown file ``doc``; a :class:`LeaderboardError` when it is missing or has no
-    well-formed block."""
-    if not doc.is_file():
-        raise LeaderboardError(f"{doc}: no such file")
-    text = doc.read_text(encoding="utf-8")
-    _block_span(text.splitlines(), str(doc))
-    return text
-
-
-def write_block(doc_path: str | Path, board: str) -> bool:
-    """Put ``board`` between the markers of the Markdown file ``doc_path`` through a temporary file and
-    ``os.replace`` (the file is whole at every moment); True when its text changed."""
-    doc = Path(doc_path)
-    text = read_doc(doc)
-    new = replace_block(text, board, str(doc))
-    if new == text:
-        return False
-    fd, tmp = tempfile.mkstemp(dir=doc.parent, prefix=f".{doc.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(new)
-        os.chmod(tmp, stat.S_IMODE(doc.stat().st_mode))
-        os.replace(tmp, doc)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return True
-
-
-def compare_block(doc_path: str | Path, board: str) -> str | None:
-    """None when the block of ``doc_path`` is ``board``; else a message with the differing lines."""
-    doc = Path(doc_path)
-    text = read_doc(doc)
-    new = replace_block(text, board, str(doc))
-    if new == text:
-        return None
-    diff = difflib.unified_diff(
-        text.splitlines(), new.splitlines(), f"{doc} (now)", f"{doc} (generated)", n=1, lineterm=""
-    )
-    return f"{doc}: the leaderboard block differs from what the results file generates:\n" + "\n".join(diff)
-
-
 def write_leaderboard(rows: Sequence[dict[str, Any]], doc_path: str | Path, **options: Any) -> bool:
     """Rewrite the leaderboard block of ``doc_path`` with :func:`leaderboard_markdown` of ``rows`` (``options``
     go to it); a :class:`LeaderboardError`, the file untouched, when the markers are missing. True when it
@@ -786,3 +653,24 @@ def check_leaderboard(rows: Sequence[dict[str, Any]], doc_path: str | Path, **op
     differing lines; a :class:`LeaderboardError` when the file or its markers are missing."""
     read_doc(Path(doc_path))
     return compare_block(doc_path, leaderboard_markdown(rows, **options))
+
+
+__all__ = [
+    "BASELINE",
+    "TASKS",
+    "Baseline",
+    "LeaderboardError",
+    "check_leaderboard",
+    "leaderboard_markdown",
+    "markdown",
+    "normalized_now",
+    "over_tasks",
+    "read_doc",
+    "sample_efficiency",
+    "still_to_run",
+    "suite_summary",
+    "summarize",
+    "task_runs",
+    "task_table",
+    "write_leaderboard",
+]
