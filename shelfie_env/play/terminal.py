@@ -7,273 +7,47 @@ move the game says what it caused (a lockout, the last round, why the turn
 ended). At a terminal the prompt has line editing, history and Tab completion
 (``readline``); a pipe is read line by line. Bots load without torch, so the
 first prompt comes in about a second. ``--level N`` seats the ladder's level N at every bot
-seat, and the finished game is rated (:mod:`.terminal_rating`, ``shelfie rating``).
+seat, and the finished game is rated (:mod:`.terminal_rating`, ``shelfie rating``). What a player
+types is parsed in :mod:`.commands`; the prompt's history and completion are :mod:`.line_editing`.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from shelfie_env.game.actions import (
-    CROSS_BASE,
-    END_TURN,
-    JOKER,
     NUM_DICE,
-    STOP,
-    SYMBOL_PLURALS,
-    SYMBOLS,
     action_kind,
     action_name,
-    circle_action,
-    decode_circle,
 )
 from shelfie_env.game.engine import CROSS, MAX_PLAYERS, REROLL, ROLLS_PER_TURN, Game
 from shelfie_env.game.errors import IllegalActionError
 from shelfie_env.game.render import dice_words, player_label
 from shelfie_env.play import options
 from shelfie_env.play.command_line import fail, shelfie_command, use_color
+from shelfie_env.play.commands import (
+    HELP,
+    CommandError,
+    canonical_reroll,
+    command_for,
+    legal_commands,
+    parse_command,
+    parse_symbol,
+)
 from shelfie_env.play.labels import bot_label
 from shelfie_env.play.ladder_levels import is_level, table_level
 from shelfie_env.play.layout import final_report, table_text, terminal_width, wrap, wrap_list
+from shelfie_env.play.line_editing import complete_command, history_path, line_editing
 from shelfie_env.play.narration import Voice, notices
 from shelfie_env.play.replay import run_replay
 from shelfie_env.play.replay_format import replay_data, write_replay
 from shelfie_env.play.turns import TurnLog, describe, move_lines, summary
-
-# --------------------------------------------------------------------------- words
-_SYMBOL_WORDS: dict[str, int] = {}
-for _r, (_s, _pl) in enumerate(zip(SYMBOLS, SYMBOL_PLURALS)):
-    _SYMBOL_WORDS[_s] = _SYMBOL_WORDS[_pl] = _r
-_SYMBOL_WORDS.update({"meeple": 1, "meeples": 1, "trophys": 3, "boardgame": 1, "boardgames": 1})
-_JOKER_WORDS = {"joker", "jokers", "j", "+joker", "+j", "wild", "with-joker"}
-_SINGLE_LETTERS = {"p": 0, "g": 1, "m": 1, "b": 2, "t": 3, "c": 4}
-
-
-def parse_symbol(word: str) -> int | None:
-    """Row index of a symbol word: singular, plural, ``meeple`` or a unique prefix; else None."""
-    w = word.lower().strip(",.")
-    if w in _SYMBOL_WORDS:
-        return _SYMBOL_WORDS[w]
-    if w in _SINGLE_LETTERS:
-        return _SINGLE_LETTERS[w]
-    rows = {r for name, r in _SYMBOL_WORDS.items() if len(w) >= 2 and name.startswith(w)}
-    return rows.pop() if len(rows) == 1 else None
-
-
-class CommandError(ValueError):
-    """A typed command that cannot be turned into a legal action (message says why)."""
-
-
-COMMANDS = {
-    "reroll": "reroll",
-    "r": "reroll",
-    "roll": "reroll",
-    "keep": "stop",
-    "stop": "stop",
-    "s": "stop",
-    "k": "stop",
-    "circle": "circle",
-    "c": "circle",
-    "take": "circle",
-    "end": "end",
-    "e": "end",
-    "done": "end",
-    "pass": "end",
-    "cross": "cross",
-    "x": "cross",
-    "hint": "hint",
-    "hints": "hint",
-    "help": "help",
-    "?": "help",
-    "h": "help",
-    "board": "board",
-    "b": "board",
-    "show": "board",
-    "moves": "moves",
-    "legal": "moves",
-    "m": "moves",
-    "last": "last",
-    "l": "last",
-    "recent": "last",
-    "quit": "quit",
-    "q": "quit",
-    "exit": "quit",
-}
-
-HELP = """\
-Commands (first word may be abbreviated as shown in brackets):
-  reroll 1 4 6     [r]  reroll the dice at those positions (1-6, as numbered under
-                        the board; commas are fine). Equal dice are interchangeable,
-                        so "reroll 2 3" with cats at 2,3,4 is the same move as
-                        rerolling cats 3,4: the game always records the highest
-                        positions of each face. Words work too: "reroll cats",
-                        "reroll jokers", "reroll all".
-  stop / keep      [s]  keep these dice and go to the circle phase
-  circle cat 3     [c]  circle the 3rd cat (needs 3 cats, or 2 cats + a joker)
-  circle cat 3 joker    ... using a joker for one of the dice. Without "joker"
-                        the joker is used only when it is the only way.
-  end              [e]  end the turn after at least one circle
-  cross books      [x]  cross out a row (only when nothing can be circled)
-  hint                  suggest good moves (the planner's; alone: exact values)
-  board            [b]  show the table again
-  last             [l]  the recent turns again, move by move ("last 6": six turns)
-  moves            [m]  list the legal commands
-  help             [?]  this text
-  quit             [q]  leave the game
-Symbols: plant, game (meeple), book, trophy, cat, singular or plural, or a
-prefix (pl, ga, bo, tr, ca) or one letter (p, g/m, b, t, c). "cat 3" alone also
-circles. Cells: (3) circled, X crossed, 3 free; numbers are the points.
-At a terminal: arrow keys edit the line and recall earlier commands (also from
-earlier games), Tab completes command and symbol words."""
-
-
-def canonical_reroll(dice: Sequence[int], positions: Sequence[int]) -> int:
-    """The canonical reroll id for rerolling the dice at 0-based ``positions``.
-
-    Only how many dice of each face are rerolled matters; within a run of equal
-    faces the highest positions are the ones marked (docs/rules.md).
-    """
-    wanted = [0] * 6
-    for p in positions:
-        wanted[dice[p]] += 1
-    bits = 0
-    for i in range(NUM_DICE - 1, -1, -1):
-        face = dice[i]
-        if wanted[face]:
-            bits |= 1 << i
-            wanted[face] -= 1
-    return bits
-
-
-def _parse_reroll(game: Game, args: list[str]) -> int:
-    if not args:
-        raise CommandError("say which dice to reroll, e.g. 'reroll 1 4 6' (positions 1-6) or 'reroll cats'")
-    positions: set[int] = set()
-    for token in " ".join(args).replace(",", " ").split():
-        t = token.lower()
-        if t.isdigit():
-            p = int(t)
-            if not 1 <= p <= NUM_DICE:
-                raise CommandError(f"there is no die {p}: dice are numbered 1 to {NUM_DICE}")
-            if p - 1 in positions:
-                raise CommandError(f"die {p} is named twice")
-            positions.add(p - 1)
-        elif t in ("all", "everything"):
-            positions.update(range(NUM_DICE))
-        elif t in ("joker", "jokers"):
-            found = [i for i, d in enumerate(game.dice) if d == JOKER]
-            if not found:
-                raise CommandError("there is no joker among the dice")
-            positions.update(found)
-        else:
-            row = parse_symbol(t)
-            if row is None:
-                raise CommandError(f"'{token}' is neither a die position (1-6) nor a symbol")
-            found = [i for i, d in enumerate(game.dice) if d == row]
-            if not found:
-                raise CommandError(f"there is no {SYMBOLS[row]} among the dice")
-            positions.update(found)
-    return canonical_reroll(game.dice, sorted(positions))
-
-
-def _parse_circle(game: Game, args: list[str]) -> int:
-    row = col = None
-    joker = False
-    for token in args:
-        t = token.lower().strip(",.#")
-        if t in _JOKER_WORDS or t in ("with",):
-            joker = joker or t != "with"
-        elif t.lstrip("#").isdigit():
-            if col is not None:
-                raise CommandError("give one item number (1-5)")
-            col = int(t.lstrip("#")) - 1
-            if not 0 <= col < 5:
-                raise CommandError(f"item numbers are 1 to 5, not {col + 1}")
-        else:
-            r = parse_symbol(t)
-            if r is None:
-                raise CommandError(f"'{token}' is not a symbol (plant, game, book, trophy, cat)")
-            if row is not None and r != row:
-                raise CommandError("give one symbol")
-            row = r
-    if row is None or col is None:
-        raise CommandError("say which item, e.g. 'circle cat 3' (symbol and item number 1-5)")
-    if joker:
-        return circle_action(row, col, True)
-    plain = circle_action(row, col, False)
-    with_joker = circle_action(row, col, True)
-    legal = game.legal_actions()
-    if plain not in legal and with_joker in legal:
-        return with_joker
-    return plain
-
-
-def _parse_cross(args: list[str]) -> int:
-    if len(args) != 1:
-        raise CommandError("say which row to cross out, e.g. 'cross books'")
-    t = args[0]
-    row = int(t) - 1 if t.isdigit() else parse_symbol(t)
-    if row is None or not 0 <= row < 5:
-        raise CommandError(f"'{t}' is not a row (plants, games, books, trophies, cats)")
-    return CROSS_BASE + row
-
-
-def parse_command(game: Game, line: str) -> tuple[str, int | None]:
-    """Turn a typed line into ``(kind, action)``; kind is an action kind or a meta command.
-
-    Raises :class:`CommandError` for a line that names no move. The action is not
-    yet checked for legality (the engine explains that).
-    """
-    words = line.strip().split()
-    if not words:
-        raise CommandError("empty command")
-    head, args = words[0].lower(), words[1:]
-    cmd = COMMANDS.get(head)
-    if cmd is None and parse_symbol(head) is not None:  # "cat 3" = "circle cat 3"
-        cmd, args = "circle", words
-    if cmd is None:
-        raise CommandError(f"unknown command '{words[0]}' (type 'help' for the list)")
-    if cmd == "reroll":
-        return "reroll", _parse_reroll(game, args)
-    if cmd == "stop":
-        return "stop", STOP
-    if cmd == "circle":
-        return "circle", _parse_circle(game, args)
-    if cmd == "end":
-        return "end", END_TURN
-    if cmd == "cross":
-        return "cross", _parse_cross(args)
-    return cmd, None
-
-
-def command_for(action: int) -> str:
-    """The typed command that plays ``action`` (the inverse of :func:`parse_command`)."""
-    kind = action_kind(action)
-    if kind == "stop":
-        return "stop"
-    if kind == "reroll":
-        return "reroll " + " ".join(str(i + 1) for i in range(NUM_DICE) if action >> i & 1)
-    if kind == "circle":
-        row, col, joker = decode_circle(action)
-        return f"circle {SYMBOLS[row]} {col + 1}" + (" joker" if joker else "")
-    if kind == "end":
-        return "end"
-    return f"cross {SYMBOL_PLURALS[action - CROSS_BASE]}"
-
-
-def legal_commands(game: Game) -> list[str]:
-    """Compact list of what may be typed now (rerolls summarised as one entry)."""
-    if game.phase == REROLL:
-        return ["stop", "reroll POSITIONS (any of 1-6)"]
-    return [command_for(a) for a in game.legal_actions()]
 
 
 # --------------------------------------------------------------------------- game loop
@@ -830,73 +604,17 @@ def _save(tg: TerminalGame, path: str) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- line editing
-COMPLETIONS_FIRST = (
-    "reroll",
-    "stop",
-    "keep",
-    "circle",
-    "end",
-    "cross",
-    "hint",
-    "board",
-    "last",
-    "moves",
-    "help",
-    "quit",
-)
-COMPLETIONS_LATER = SYMBOLS + SYMBOL_PLURALS + ("joker", "all")
-
-
-def history_path() -> Path | None:
-    """Where typed commands are kept between games: ``$SHELFIE_HISTORY`` (empty: nowhere),
-    else ``$XDG_STATE_HOME/shelfie/history`` (``~/.local/state/shelfie/history``)."""
-    env = os.environ.get("SHELFIE_HISTORY")
-    if env is not None:
-        return Path(env).expanduser() if env else None
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(state) / "shelfie" / "history"
-
-
-def complete_command(text: str, state: int, line: str) -> str | None:
-    """The ``state``-th completion of the word ``text`` in the typed ``line`` (readline's protocol)."""
-    first = not line[: len(line) - len(text)].strip()
-    words = COMPLETIONS_FIRST if first else COMPLETIONS_LATER
-    matches = [w + " " for w in words if w.startswith(text.lower())]
-    return matches[state] if state < len(matches) else None
-
-
-def line_editing() -> tuple[Callable[[str], str], Callable[[], None]] | None:
-    """``(read, save)`` for interactive play: ``input`` with line editing, history (kept in
-    :func:`history_path`) and Tab completion, or ``None`` where ``readline`` is missing.
-
-    Imported only here, so piped play never loads readline.
-    """
-    try:
-        import readline
-    except ImportError:  # e.g. Windows without pyreadline
-        return None
-    path = history_path()
-    if path is not None:
-        try:
-            readline.read_history_file(path)
-        except (OSError, ValueError):  # no history yet, or an unreadable file
-            pass
-    readline.set_history_length(1000)
-    readline.set_completer(lambda text, state: complete_command(text, state, readline.get_line_buffer()))
-    readline.set_completer_delims(" \t,")
-    if "libedit" in (readline.__doc__ or ""):
-        readline.parse_and_bind("bind ^I rl_complete")
-    else:
-        readline.parse_and_bind("tab: complete")
-
-    def save() -> None:
-        if path is None:
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            readline.write_history_file(path)
-        except OSError:  # a read-only home must not spoil the end of a game
-            pass
-
-    return input, save
+__all__ = [  # the commands and the prompt's line editing live in .commands and .line_editing
+    "HELP",
+    "CommandError",
+    "Seat",
+    "TerminalGame",
+    "add_play_arguments",
+    "canonical_reroll",
+    "command_for",
+    "complete_command",
+    "history_path",
+    "parse_command",
+    "parse_symbol",
+    "run_play",
+]
