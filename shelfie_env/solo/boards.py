@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_env.game.scoring import ScoreTable
-
 OPEN = 31
 """Open row states: ``0..30`` (the circled mask; 31 would be a full row)."""
 CLOSED_BASE = 31
@@ -45,11 +43,6 @@ BINOM = np.array([[comb(n, k) for k in range(6)] for n in range(OPEN + 6)], dtyp
 def board_count(symmetric: bool) -> int:
     """Boards between turns in the table (up to row permutations when ``symmetric``)."""
     return SYM_BOARDS if symmetric else FULL_BOARDS
-
-
-def is_closed(s: int) -> bool:
-    """Whether row state ``s`` has no free cell."""
-    return s >= CLOSED_BASE
 
 
 def circled_of(s: int) -> int:
@@ -252,11 +245,6 @@ def check_board(board: Any) -> tuple[int, int, tuple[int, ...] | None]:
     return circled, crossed, states
 
 
-def final_score(circled: int, table: ScoreTable) -> int:
-    """The score of a finished board."""
-    return table.score(circled)
-
-
 __all__ = [
     "CLOSED_BASE",
     "FULL_BOARDS",
@@ -270,7 +258,6 @@ __all__ = [
     "cross_possible",
     "filled_cells",
     "finished_board_arises",
-    "is_closed",
     "masks_of",
     "row_states",
     "start_board_arises",

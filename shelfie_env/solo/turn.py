@@ -15,8 +15,6 @@ Pure numpy: the values of a turn's placements are looked up in one vectorised pa
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from shelfie_env.bots.planner.dice import (
@@ -164,9 +162,4 @@ def best_action(values: dict[int, float], tolerance: float = 1e-9) -> int:
     return min(a for a, v in values.items() if top - v <= tolerance)
 
 
-def game_of(state: dict[str, Any]) -> Game:
-    """A live game from a state dict (``ValueError`` naming a malformed field)."""
-    return Game.from_dict(state)
-
-
-__all__ = ["SoloTurn", "best_action", "end_values", "game_of"]
+__all__ = ["SoloTurn", "best_action", "end_values"]
